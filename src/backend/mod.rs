@@ -1,0 +1,3 @@
+//! Backends under test and the protocol that reaches them.
+
+pub mod wire;

@@ -1,0 +1,75 @@
+//! Backend protocol v1: JSON Lines over stdio.
+//!
+//! harness → backend: `{"id": 1, "input": {...}}` or `{"id": 2, "control": "reset"}`;
+//! backend → harness: `{"id": 1, "content": "..." | [{"type": "text", "text": "..."}], "is_error": false}`
+//! or, for a control, `{"id": 2, "ok": true}`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::protocol::ToolResult;
+
+/// The protocol version this module speaks.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// One line from the harness to a backend.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Request {
+    /// Correlation id, echoed in the reply.
+    pub id: u64,
+    /// The tool input (absent for a control request).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<Value>,
+    /// A control request: `reset` wipes the memories folder, `hello` asks who is there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control: Option<String>,
+}
+
+/// One line from a backend to the harness, as loosely as backends write it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Reply {
+    /// The id of the request this answers.
+    pub id: Value,
+    /// The tool result content: a string or a list of content blocks.
+    #[serde(default)]
+    pub content: Option<Value>,
+    /// Whether the result is an error; absent means false.
+    #[serde(default)]
+    pub is_error: Option<bool>,
+    /// Answer to a control request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ok: Option<bool>,
+}
+
+impl Reply {
+    /// The reply to a tool call.
+    pub fn result(id: u64, result: &ToolResult) -> Reply {
+        Reply {
+            id: Value::from(id),
+            content: Some(Value::String(result.text.clone())),
+            is_error: Some(result.is_error),
+            ok: None,
+        }
+    }
+}
+
+/// Turns a reply's `content` into the text Claude would read: a string as is, a list of text
+/// blocks concatenated. Anything else is a protocol violation, described in the error.
+pub fn content_text(content: &Value) -> Result<String, String> {
+    match content {
+        Value::String(s) => Ok(s.clone()),
+        Value::Array(blocks) => {
+            let mut text = String::new();
+            for block in blocks {
+                match (block.get("type").and_then(Value::as_str), block.get("text")) {
+                    (Some("text"), Some(Value::String(t))) => text.push_str(t),
+                    _ => return Err(format!("content block is not a text block: {block}")),
+                }
+            }
+            Ok(text)
+        }
+        other => Err(format!(
+            "`content` must be a string or a list of text blocks, got {other}"
+        )),
+    }
+}

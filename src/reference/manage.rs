@@ -1,0 +1,105 @@
+//! `delete` and `rename`: the commands that remove or move whole entries.
+
+use std::io;
+
+use super::confine::{self, Kind, WalkError};
+use super::{Outcome, Reference, locate, messages, parse, walk_error};
+
+pub(super) fn delete(reference: &Reference, spelled: &str) -> Outcome {
+    if parse(spelled)?.is_root() {
+        return Err(messages::DELETE_ROOT.to_string());
+    }
+    let _lock = reference
+        .root()
+        .lock()
+        .map_err(|e| messages::io_failure("delete", spelled, &e))?;
+    let located = locate(reference, spelled, messages::delete_missing)?;
+    let Some(name) = &located.name else {
+        return Err(messages::DELETE_ROOT.to_string());
+    };
+    if located.kind == Kind::Missing {
+        return Err(messages::delete_missing(spelled));
+    }
+    match confine::delete(&located.parent, name, located.kind) {
+        Ok(()) => Ok(messages::delete_ok(spelled)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Err(messages::delete_missing(spelled)),
+        Err(e) => Err(messages::io_failure("delete", spelled, &e)),
+    }
+}
+
+pub(super) fn rename(reference: &Reference, old_spelled: &str, new_spelled: &str) -> Outcome {
+    let old = parse(old_spelled)?;
+    let new = parse(new_spelled)?;
+    if old.is_root() {
+        return Err(messages::RENAME_ROOT.to_string());
+    }
+    let _lock = reference
+        .root()
+        .lock()
+        .map_err(|e| messages::io_failure("rename", old_spelled, &e))?;
+    let source = locate(reference, old_spelled, messages::rename_missing)?;
+    let Some(old_name) = &source.name else {
+        return Err(messages::RENAME_ROOT.to_string());
+    };
+    if source.kind == Kind::Missing {
+        return Err(messages::rename_missing(old_spelled));
+    }
+    if new.is_root() {
+        return Err(messages::rename_exists(new_spelled));
+    }
+    // Destination: refuse if anything is there; a missing parent is fine (it gets created).
+    match reference.root().parent_of(new.components(), false) {
+        Ok(parent) => {
+            let name = new
+                .components()
+                .last()
+                .map(String::as_str)
+                .unwrap_or_default();
+            if confine::kind_of(&parent, name) != Kind::Missing {
+                return Err(messages::rename_exists(new_spelled));
+            }
+        }
+        Err(WalkError::Missing { .. }) => {}
+        Err(WalkError::NotDir { at }) => {
+            return Err(messages::rename_parent_not_dir(
+                new_spelled,
+                &new.prefix_display(at + 1),
+            ));
+        }
+        Err(e) => {
+            return Err(walk_error(
+                e,
+                &new,
+                new_spelled,
+                "rename",
+                messages::rename_missing,
+            ));
+        }
+    }
+    if source.kind == Kind::Dir && new.starts_with(&old) {
+        return Err(messages::rename_into_itself(old_spelled, new_spelled));
+    }
+    let target_parent =
+        reference
+            .root()
+            .parent_of(new.components(), true)
+            .map_err(|e| match e {
+                WalkError::NotDir { at } | WalkError::Missing { at } => {
+                    messages::rename_parent_not_dir(new_spelled, &new.prefix_display(at + 1))
+                }
+                other => walk_error(other, &new, new_spelled, "rename", messages::rename_missing),
+            })?;
+    let new_name = new
+        .components()
+        .last()
+        .map(String::as_str)
+        .unwrap_or_default();
+    match confine::rename_no_replace(&source.parent, old_name, &target_parent, new_name) {
+        Ok(()) => Ok(messages::rename_ok(old_spelled, new_spelled)),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            Err(messages::rename_exists(new_spelled))
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Err(messages::rename_missing(old_spelled)),
+        Err(e) => Err(messages::io_failure("rename", old_spelled, &e)),
+    }
+}

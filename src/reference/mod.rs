@@ -1,0 +1,165 @@
+//! The reference backend: the spec made executable.
+//!
+//! It follows the spec to the letter where the spec speaks (its strings live in [`messages`]),
+//! decides where the spec is silent (each decision is in `spec/decisions.json`), and cannot be
+//! made to touch anything outside its root: [`path`] refuses traversal spellings and [`confine`]
+//! walks the filesystem relative to an open root handle without ever following a symlink.
+
+pub mod confine;
+mod edit;
+mod manage;
+pub mod messages;
+pub mod path;
+pub mod text;
+mod view;
+
+use std::path::{Path, PathBuf};
+
+use cap_std::fs::Dir;
+use serde_json::Value;
+
+use crate::protocol::{Command, ToolResult};
+use confine::{Kind, Root, WalkError};
+use path::MemoryPath;
+
+/// Why the reference could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ReferenceError {
+    /// The memories folder could not be created or opened.
+    #[error("cannot open the memories folder {path}: {source}")]
+    OpenRoot {
+        /// The folder that `/memories` maps to.
+        path: PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+}
+
+/// The reference backend over one memories folder.
+#[derive(Debug)]
+pub struct Reference {
+    root: Root,
+}
+
+impl Reference {
+    /// Opens the folder that `/memories` maps to, creating it if it does not exist.
+    pub fn open(memories: &Path) -> Result<Reference, ReferenceError> {
+        let root = Root::open(memories).map_err(|source| ReferenceError::OpenRoot {
+            path: memories.to_path_buf(),
+            source,
+        })?;
+        Ok(Reference { root })
+    }
+
+    /// Runs one raw tool input (the `input` of a `tool_use` block). Never panics; every problem
+    /// is an `is_error` result.
+    pub fn call(&self, input: &Value) -> ToolResult {
+        match Command::parse(input) {
+            Ok(command) => self.execute(&command),
+            Err(message) => ToolResult::error(message),
+        }
+    }
+
+    /// Runs one validated command.
+    pub fn execute(&self, command: &Command) -> ToolResult {
+        let outcome = match command {
+            Command::View { path, view_range } => view::view(self, path, *view_range),
+            Command::Create { path, file_text } => edit::create(self, path, file_text),
+            Command::StrReplace {
+                path,
+                old_str,
+                new_str,
+            } => edit::str_replace(self, path, old_str, new_str),
+            Command::Insert {
+                path,
+                insert_line,
+                insert_text,
+            } => edit::insert(self, path, *insert_line, insert_text),
+            Command::Delete { path } => manage::delete(self, path),
+            Command::Rename { old_path, new_path } => manage::rename(self, old_path, new_path),
+        };
+        match outcome {
+            Ok(text) => ToolResult::ok(text),
+            Err(text) => ToolResult::error(text),
+        }
+    }
+
+    fn root(&self) -> &Root {
+        &self.root
+    }
+}
+
+/// A command's outcome: success text or error text.
+type Outcome = Result<String, String>;
+
+/// A path parsed and located: its parent folder (open), its last component and what it is.
+struct Located {
+    path: MemoryPath,
+    parent: Dir,
+    /// `None` for `/memories` itself.
+    name: Option<String>,
+    kind: Kind,
+}
+
+/// Parses `spelled` and finds it under the root. `missing` words the command's not-found error.
+fn locate(
+    reference: &Reference,
+    spelled: &str,
+    missing: fn(&str) -> String,
+) -> Result<Located, String> {
+    let path = parse(spelled)?;
+    let parent = reference
+        .root()
+        .parent_of(path.components(), false)
+        .map_err(|e| walk_error(e, &path, spelled, "lookup", missing))?;
+    let (name, kind) = match path.components().last() {
+        None => (None, Kind::Dir),
+        Some(name) => {
+            let mut kind = confine::kind_of(&parent, name);
+            // A trailing slash asks for a folder; on anything else it finds nothing (ENOTDIR).
+            if path.has_trailing_slash() && kind == Kind::File {
+                kind = Kind::Missing;
+            }
+            (Some(name.clone()), kind)
+        }
+    };
+    Ok(Located {
+        path,
+        parent,
+        name,
+        kind,
+    })
+}
+
+fn parse(spelled: &str) -> Result<MemoryPath, String> {
+    MemoryPath::parse(spelled).map_err(|why| messages::invalid_path(spelled, why.reason()))
+}
+
+fn walk_error(
+    error: WalkError,
+    path: &MemoryPath,
+    spelled: &str,
+    verb: &str,
+    missing: fn(&str) -> String,
+) -> String {
+    match error {
+        WalkError::Missing { .. } | WalkError::NotDir { .. } => missing(spelled),
+        WalkError::Symlink { at } => {
+            messages::symlink_refused(spelled, &path.prefix_display(at + 1))
+        }
+        WalkError::Io(err) => messages::io_failure(verb, spelled, &err),
+    }
+}
+
+/// Refusal for a leaf that is a symlink or a special file, shared by the commands that read.
+fn refuse_leaf(located: &Located, spelled: &str, missing: fn(&str) -> String) -> Option<String> {
+    match located.kind {
+        Kind::Missing => Some(missing(spelled)),
+        Kind::Symlink => Some(messages::symlink_refused(
+            spelled,
+            &located.path.to_string(),
+        )),
+        Kind::Special => Some(messages::not_regular(spelled)),
+        Kind::File | Kind::Dir => None,
+    }
+}

@@ -1,0 +1,196 @@
+//! `view`: a folder listing two levels deep, or a file with line numbers.
+
+use std::io;
+
+use cap_fs_ext::DirExt;
+use cap_std::fs::Dir;
+
+use super::confine::{self, Kind};
+use super::{Outcome, Reference, locate, messages, refuse_leaf, text};
+
+pub(super) fn view(reference: &Reference, spelled: &str, range: Option<(i128, i128)>) -> Outcome {
+    let located = locate(reference, spelled, messages::view_missing)?;
+    if let Some(refusal) = refuse_leaf(&located, spelled, messages::view_missing) {
+        return Err(refusal);
+    }
+    match (&located.name, located.kind) {
+        (None, _) => list(
+            reference.root().dir(),
+            spelled,
+            &located.path.to_string(),
+            range,
+        ),
+        (Some(name), Kind::Dir) => {
+            let dir = located
+                .parent
+                .open_dir_nofollow(name)
+                .map_err(|e| messages::io_failure("view", spelled, &e))?;
+            list(&dir, spelled, &located.path.to_string(), range)
+        }
+        (Some(name), _) => view_file(&located.parent, name, spelled, range),
+    }
+}
+
+fn view_file(parent: &Dir, name: &str, spelled: &str, range: Option<(i128, i128)>) -> Outcome {
+    let bytes = confine::read_file(parent, name).map_err(|e| match e.kind() {
+        io::ErrorKind::InvalidInput => messages::not_regular(spelled),
+        io::ErrorKind::NotFound => messages::view_missing(spelled),
+        _ => messages::io_failure("view", spelled, &e),
+    })?;
+    let content = std::str::from_utf8(&bytes).map_err(|_| messages::not_utf8(spelled))?;
+    let n_lines = text::line_count(content);
+    if n_lines > text::MAX_LINES {
+        return Err(messages::view_too_many_lines(spelled));
+    }
+    let (first, last) = match range {
+        None => (1, n_lines),
+        Some((start, end)) => check_range(start, end, n_lines)?,
+    };
+    let header = messages::view_file_header(spelled);
+    let mut out = String::with_capacity(header.len() + content.len() + 8 * n_lines);
+    out.push_str(&header);
+    let shown = text::lines(content).skip(first - 1).take(last + 1 - first);
+    text::push_numbered(&mut out, first, shown);
+    Ok(out)
+}
+
+/// Validates `view_range` in the text editor tool's order; returns 1-indexed inclusive bounds.
+fn check_range(start: i128, end: i128, n_lines: usize) -> Result<(usize, usize), String> {
+    let n = n_lines as i128;
+    if start < 1 || start > n {
+        return Err(messages::view_range_bad_start(start, end, n_lines));
+    }
+    if end > n {
+        return Err(messages::view_range_bad_end(start, end, n_lines));
+    }
+    if end != -1 && end < start {
+        return Err(messages::view_range_reversed(start, end));
+    }
+    let last = if end == -1 { n } else { end };
+    // Both bounds are within 1..=n_lines here.
+    Ok((start as usize, last as usize))
+}
+
+/// One listed entry below the listed folder.
+struct Entry {
+    path: String,
+    is_dir: bool,
+    size: u64,
+}
+
+fn list(dir: &Dir, spelled: &str, canonical: &str, range: Option<(i128, i128)>) -> Outcome {
+    if range.is_some() {
+        return Err(messages::view_range_on_dir().to_string());
+    }
+    let mut entries = Vec::new();
+    let total = walk(dir, canonical, 1, &mut entries)
+        .map_err(|e| messages::io_failure("view", spelled, &e))?;
+    let mut out = messages::view_dir_header(spelled);
+    push_line(&mut out, total, canonical, false);
+    for entry in &entries {
+        push_line(&mut out, entry.size, &entry.path, entry.is_dir);
+    }
+    Ok(out)
+}
+
+fn push_line(out: &mut String, size: u64, path: &str, is_dir: bool) {
+    out.push('\n');
+    out.push_str(&human_size(size));
+    out.push('\t');
+    out.push_str(path);
+    if is_dir {
+        out.push('/');
+    }
+}
+
+/// Lists `dir` into `entries` down to depth 2 and returns the total size of its visible files at
+/// any depth (`decide.folder-size`). Symlinks are neither listed nor followed.
+fn walk(dir: &Dir, prefix: &str, depth: usize, entries: &mut Vec<Entry>) -> io::Result<u64> {
+    let mut children = Vec::new();
+    for entry in dir.entries()? {
+        let entry = entry?;
+        let Ok(name) = entry.file_name().into_string() else {
+            // A name that is not UTF-8 cannot be spelled by Claude; leave it out.
+            continue;
+        };
+        if name.starts_with('.') || name == "node_modules" {
+            continue;
+        }
+        children.push((name, entry));
+    }
+    children.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let mut total = 0u64;
+    for (name, entry) in children {
+        let kind = entry.file_type()?;
+        let path = format!("{prefix}/{name}");
+        if kind.is_file() {
+            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+            total = total.saturating_add(size);
+            if depth <= 2 {
+                entries.push(Entry {
+                    path,
+                    is_dir: false,
+                    size,
+                });
+            }
+        } else if kind.is_dir() {
+            let slot = entries.len();
+            if depth <= 2 {
+                entries.push(Entry {
+                    path: path.clone(),
+                    is_dir: true,
+                    size: 0,
+                });
+            }
+            // An unreadable or vanished subfolder counts as empty rather than failing the view.
+            let size = match dir.open_dir_nofollow(&name) {
+                Ok(sub) => walk(&sub, &path, depth + 1, entries).unwrap_or(0),
+                Err(_) => 0,
+            };
+            if depth <= 2 {
+                entries[slot].size = size;
+            }
+            total = total.saturating_add(size);
+        }
+    }
+    Ok(total)
+}
+
+/// Human-readable size, 1024-based: `512B`, `1.0K`, `1.5K`, `4.0K`, `1.2M` (`decide.size-format`).
+pub fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["K", "M", "G", "T", "P", "E"];
+    if bytes < 1024 {
+        return format!("{bytes}B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    // Move up a unit when rounding to one decimal would print 1024.0.
+    while value >= 1023.95 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1}{}", UNITS[unit])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_human_readable() {
+        let cases = [
+            (0, "0B"),
+            (1023, "1023B"),
+            (1024, "1.0K"),
+            (1536, "1.5K"),
+            (4096, "4.0K"),
+            (1_048_575, "1.0M"),
+            (1_258_291, "1.2M"),
+            (5 << 40, "5.0T"),
+            (u64::MAX, "16.0E"),
+        ];
+        for (bytes, want) in cases {
+            assert_eq!(human_size(bytes), want, "{bytes}");
+        }
+    }
+}
