@@ -4,8 +4,10 @@
 //! - [`protocol`]: the tool input model and results.
 //! - [`backend`]: backends under test and protocol v1 (JSON Lines over stdio).
 //! - [`serve`]: the reference backend served over protocol v1.
+//! - [`suite`]: the declarative suite: cases, matching, grading, runner, baselines.
 
 pub mod backend;
 pub mod protocol;
 pub mod reference;
 pub mod serve;
+pub mod suite;

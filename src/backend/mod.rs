@@ -1,3 +1,146 @@
-//! Backends under test and the protocol that reaches them.
+//! Backends under test: the in-process reference, or any program speaking protocol v1.
 
+mod inprocess;
+mod stdio;
 pub mod wire;
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::protocol::ToolResult;
+
+pub use inprocess::InProcess;
+pub use stdio::Stdio;
+
+/// Something that answers memory tool calls.
+pub trait Backend: Send {
+    /// Sends one tool input and waits for the result.
+    fn call(&mut self, input: &Value) -> Result<ToolResult, BackendError>;
+    /// Stops the backend; returns the tail of what it wrote to stderr, if anything.
+    fn shutdown(&mut self) -> Option<String>;
+}
+
+/// How a backend broke: every variant is a verdict about one case, never a harness crash.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BackendError {
+    /// The command could not be started.
+    #[error("could not start the backend `{command}`: {reason}")]
+    Spawn {
+        /// The command line after substitution.
+        command: String,
+        /// What the operating system said.
+        reason: String,
+    },
+    /// The backend exited (or closed stdout) before answering.
+    #[error("the backend exited before answering ({status}){}", stderr_tail(.stderr))]
+    Crashed {
+        /// Exit status as text (`exit status: 1`, `signal: 9`).
+        status: String,
+        /// Last lines of its stderr.
+        stderr: String,
+    },
+    /// No answer within the per-call timeout.
+    #[error("the backend did not answer within {:.1} s (killed)", .after.as_secs_f64())]
+    Timeout {
+        /// The timeout that expired.
+        after: Duration,
+    },
+    /// The backend wrote a line that is not a protocol reply.
+    #[error("the backend wrote something that is not a protocol v1 reply: {detail}; line: {line}")]
+    Garbage {
+        /// What is wrong with it.
+        detail: String,
+        /// The offending line, shortened.
+        line: String,
+    },
+    /// The reply's id is not the request's.
+    #[error("the backend answered request {expected} with id {got}")]
+    WrongId {
+        /// The id sent.
+        expected: u64,
+        /// The id received.
+        got: String,
+    },
+    /// The backend wrote more than one reply, or a reply larger than the limit.
+    #[error("the backend flooded its output: {detail}")]
+    Flood {
+        /// What was too much.
+        detail: String,
+    },
+    /// Writing to the backend failed (it closed stdin or died).
+    #[error("could not send the request to the backend: {reason}{}", stderr_tail(.stderr))]
+    Send {
+        /// What the operating system said.
+        reason: String,
+        /// Last lines of its stderr.
+        stderr: String,
+    },
+}
+
+fn stderr_tail(stderr: &str) -> String {
+    if stderr.trim().is_empty() {
+        String::new()
+    } else {
+        format!("; stderr: {}", stderr.trim())
+    }
+}
+
+/// Which backend to run cases against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BackendSpec {
+    /// The built-in reference, in process.
+    Reference,
+    /// A program speaking protocol v1; `{memories}` and `{base}` are replaced by paths.
+    Command {
+        /// The command line, run by `sh -c`.
+        template: String,
+        /// Whether the backend stores its memories in the given folder, so that filesystem
+        /// fixtures and effects apply.
+        on_folder: bool,
+    },
+}
+
+impl BackendSpec {
+    /// A command backend; it runs on the folder when its command line names `{memories}` or
+    /// `{base}` (unless told otherwise).
+    pub fn command(template: &str, on_folder: Option<bool>) -> BackendSpec {
+        let names_folder = template.contains("{memories}") || template.contains("{base}");
+        BackendSpec::Command {
+            template: template.to_string(),
+            on_folder: on_folder.unwrap_or(names_folder),
+        }
+    }
+
+    /// Short name for reports.
+    pub fn label(&self) -> String {
+        match self {
+            BackendSpec::Reference => "reference (in process)".to_string(),
+            BackendSpec::Command { template, .. } => template.clone(),
+        }
+    }
+
+    /// Whether filesystem fixtures and effects apply.
+    pub fn runs_on_folder(&self) -> bool {
+        match self {
+            BackendSpec::Reference => true,
+            BackendSpec::Command { on_folder, .. } => *on_folder,
+        }
+    }
+
+    /// Starts the backend over a sandbox (`base` holds `memories`).
+    pub fn start(
+        &self,
+        base: &Path,
+        memories: &Path,
+        timeout: Duration,
+    ) -> Result<Box<dyn Backend>, BackendError> {
+        match self {
+            BackendSpec::Reference => Ok(Box::new(InProcess::open(memories)?)),
+            BackendSpec::Command { template, .. } => {
+                Ok(Box::new(Stdio::spawn(template, base, memories, timeout)?))
+            }
+        }
+    }
+}

@@ -1,0 +1,36 @@
+//! The reference backend called directly, without a process or a protocol in between.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::{Backend, BackendError};
+use crate::protocol::ToolResult;
+use crate::reference::Reference;
+
+/// The reference, in process: the suite's default and fastest backend.
+#[derive(Debug)]
+pub struct InProcess {
+    reference: Reference,
+}
+
+impl InProcess {
+    /// Opens the reference over `memories`.
+    pub fn open(memories: &Path) -> Result<InProcess, BackendError> {
+        let reference = Reference::open(memories).map_err(|e| BackendError::Spawn {
+            command: "reference".to_string(),
+            reason: e.to_string(),
+        })?;
+        Ok(InProcess { reference })
+    }
+}
+
+impl Backend for InProcess {
+    fn call(&mut self, input: &Value) -> Result<ToolResult, BackendError> {
+        Ok(self.reference.call(input))
+    }
+
+    fn shutdown(&mut self) -> Option<String> {
+        None
+    }
+}

@@ -1,0 +1,300 @@
+//! A backend program speaking protocol v1 over its stdin and stdout.
+//!
+//! Reading happens on a thread that forwards whole lines through a channel, so that a hang is a
+//! timeout, a crash is a closed channel, and a flood is a line (or a count of lines) over the
+//! limit. The program runs in its own process group so that killing it also kills whatever it
+//! started (`sh -c python ...`).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio as Pipe};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::wire::{self, Reply, Request};
+use super::{Backend, BackendError};
+use crate::protocol::ToolResult;
+
+/// Largest reply line accepted: a 999,999-line view is about 15 MB; anything far beyond is a flood.
+pub const MAX_LINE_BYTES: usize = 256 << 20;
+/// How much of stderr is kept for error reports.
+const STDERR_TAIL_BYTES: usize = 4096;
+
+/// A running backend process.
+pub struct Stdio {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Result<Vec<u8>, String>>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    timeout: Duration,
+    next_id: u64,
+}
+
+impl std::fmt::Debug for Stdio {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stdio")
+            .field("pid", &self.child.id())
+            .finish()
+    }
+}
+
+/// Quotes a path for `sh`.
+fn shell_quote(path: &Path) -> String {
+    format!("'{}'", path.to_string_lossy().replace('\'', r"'\''"))
+}
+
+/// Replaces `{memories}` and `{base}` in a command line with shell-quoted paths.
+pub fn substitute(template: &str, base: &Path, memories: &Path) -> String {
+    template
+        .replace("{memories}", &shell_quote(memories))
+        .replace("{base}", &shell_quote(base))
+}
+
+impl Stdio {
+    /// Starts `template` (run by `sh -c`, with `{memories}` and `{base}` substituted and
+    /// `MEMSPEC_MEMORIES` / `MEMSPEC_BASE` set).
+    pub fn spawn(
+        template: &str,
+        base: &Path,
+        memories: &Path,
+        timeout: Duration,
+    ) -> Result<Stdio, BackendError> {
+        let command_line = substitute(template, base, memories);
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(&command_line)
+            .env("MEMSPEC_MEMORIES", memories)
+            .env("MEMSPEC_BASE", base)
+            .current_dir(std::env::current_dir().unwrap_or_else(|_| base.to_path_buf()))
+            .stdin(Pipe::piped())
+            .stdout(Pipe::piped())
+            .stderr(Pipe::piped())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| BackendError::Spawn {
+                command: command_line.clone(),
+                reason: e.to_string(),
+            })?;
+        let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+            return Err(BackendError::Spawn {
+                command: command_line,
+                reason: "no pipes".to_string(),
+            });
+        };
+        let (sender, lines) = mpsc::channel();
+        thread::spawn(move || read_lines(stdout, &sender));
+        let tail = Arc::new(Mutex::new(Vec::new()));
+        let tail_writer = Arc::clone(&tail);
+        thread::spawn(move || keep_tail(stderr, &tail_writer));
+        Ok(Stdio {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr: tail,
+            timeout,
+            next_id: 1,
+        })
+    }
+
+    fn stderr_text(&self) -> String {
+        let bytes = self.stderr.lock().map(|b| b.clone()).unwrap_or_default();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    fn crashed(&mut self) -> BackendError {
+        // Give the process a moment to be reaped so that the status is known.
+        let status = match self.child.wait_timeout_ms(200) {
+            Some(status) => status,
+            None => "still running, stdout closed".to_string(),
+        };
+        BackendError::Crashed {
+            status,
+            stderr: self.stderr_text(),
+        }
+    }
+
+    fn kill(&mut self) {
+        let pid = self.child.id() as i32;
+        if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+trait WaitTimeout {
+    fn wait_timeout_ms(&mut self, ms: u64) -> Option<String>;
+}
+
+impl WaitTimeout for Child {
+    fn wait_timeout_ms(&mut self, ms: u64) -> Option<String> {
+        for _ in 0..ms / 10 {
+            if let Ok(Some(status)) = self.try_wait() {
+                return Some(status.to_string());
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+        None
+    }
+}
+
+fn read_lines(stdout: impl Read, sender: &mpsc::Sender<Result<Vec<u8>, String>>) {
+    let mut reader = BufReader::with_capacity(1 << 16, stdout);
+    loop {
+        let mut line = Vec::new();
+        let limit = (MAX_LINE_BYTES + 1) as u64;
+        match (&mut reader).take(limit).read_until(b'\n', &mut line) {
+            Ok(0) => return,
+            Ok(_) if line.len() > MAX_LINE_BYTES => {
+                let _ = sender.send(Err(format!(
+                    "a reply line longer than {MAX_LINE_BYTES} bytes"
+                )));
+                return;
+            }
+            Ok(_) => {
+                if line.last() == Some(&b'\n') {
+                    line.pop();
+                }
+                if sender.send(Ok(line)).is_err() {
+                    return;
+                }
+            }
+            Err(e) => {
+                let _ = sender.send(Err(format!("reading stdout failed: {e}")));
+                return;
+            }
+        }
+    }
+}
+
+fn keep_tail(stderr: impl Read, tail: &Mutex<Vec<u8>>) {
+    let mut reader = BufReader::new(stderr);
+    let mut chunk = [0u8; 4096];
+    while let Ok(n) = reader.read(&mut chunk) {
+        if n == 0 {
+            return;
+        }
+        if let Ok(mut buf) = tail.lock() {
+            buf.extend_from_slice(&chunk[..n]);
+            if buf.len() > STDERR_TAIL_BYTES {
+                let cut = buf.len() - STDERR_TAIL_BYTES;
+                buf.drain(..cut);
+            }
+        }
+    }
+}
+
+fn shorten(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    let mut short: String = text.chars().take(200).collect();
+    if text.chars().count() > 200 {
+        short.push('…');
+    }
+    short
+}
+
+/// Decodes one reply line for request `id`.
+pub fn parse_reply(line: &[u8], id: u64) -> Result<ToolResult, BackendError> {
+    let garbage = |detail: String| BackendError::Garbage {
+        detail,
+        line: shorten(line),
+    };
+    let reply: Reply = serde_json::from_slice(line)
+        .map_err(|e| garbage(format!("not a JSON reply object ({e})")))?;
+    if reply.id != Value::from(id) {
+        return Err(BackendError::WrongId {
+            expected: id,
+            got: reply.id.to_string(),
+        });
+    }
+    let content = reply
+        .content
+        .ok_or_else(|| garbage("the reply has no `content`".to_string()))?;
+    let text = wire::content_text(&content).map_err(garbage)?;
+    Ok(ToolResult {
+        text,
+        is_error: reply.is_error.unwrap_or(false),
+    })
+}
+
+impl Backend for Stdio {
+    fn call(&mut self, input: &Value) -> Result<ToolResult, BackendError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let request = Request {
+            id,
+            input: Some(input.clone()),
+            control: None,
+        };
+        let mut line = serde_json::to_vec(&request).map_err(|e| BackendError::Send {
+            reason: e.to_string(),
+            stderr: String::new(),
+        })?;
+        line.push(b'\n');
+        let sent = match self.stdin.as_mut() {
+            Some(stdin) => stdin.write_all(&line).and_then(|()| stdin.flush()),
+            None => Err(std::io::ErrorKind::BrokenPipe.into()),
+        };
+        if let Err(e) = sent {
+            // A closed pipe usually means the process is gone: report it as a crash if so.
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return Err(self.crashed());
+            }
+            return Err(BackendError::Send {
+                reason: e.to_string(),
+                stderr: self.stderr_text(),
+            });
+        }
+        let reply = match self.lines.recv_timeout(self.timeout) {
+            Ok(Ok(reply)) => reply,
+            Ok(Err(detail)) => {
+                self.kill();
+                return Err(BackendError::Flood { detail });
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                self.kill();
+                return Err(BackendError::Timeout {
+                    after: self.timeout,
+                });
+            }
+            Err(RecvTimeoutError::Disconnected) => return Err(self.crashed()),
+        };
+        let result = parse_reply(&reply, id);
+        // One request, one line: anything already waiting behind the reply is a flood.
+        if let Ok(extra) = self.lines.try_recv() {
+            let extra = match extra {
+                Ok(line) => shorten(&line),
+                Err(detail) => detail,
+            };
+            self.kill();
+            return Err(BackendError::Flood {
+                detail: format!("an extra line after the reply: {extra}"),
+            });
+        }
+        result
+    }
+
+    fn shutdown(&mut self) -> Option<String> {
+        // Closing stdin asks the backend to exit; a short grace period, then the group is killed.
+        drop(self.stdin.take());
+        if self.child.wait_timeout_ms(500).is_none() {
+            self.kill();
+        }
+        let tail = self.stderr_text();
+        (!tail.trim().is_empty()).then_some(tail)
+    }
+}
+
+impl Drop for Stdio {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            self.kill();
+        }
+    }
+}

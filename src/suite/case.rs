@@ -1,0 +1,219 @@
+//! The case model: what a `cases/*.json` file holds.
+//!
+//! A case is data so that any language's test runner can read it (the JSON-Schema-Test-Suite
+//! lesson). Its id is a stable slug that is never renumbered; baselines and reports join on it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One `cases/<area>.json` file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseFile {
+    /// Points at the JSON Schema, for editors.
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// The area every case in the file belongs to (`view-file`, `create`, `paths`, ...).
+    pub area: String,
+    /// What the area covers.
+    #[serde(default)]
+    pub description: String,
+    /// The cases, in file order.
+    pub cases: Vec<Case>,
+}
+
+/// One case: fixtures, setup calls, steps with expectations, and effects.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    /// Stable slug, `area.what-it-checks`; never renumbered.
+    pub id: String,
+    /// One sentence: what the case checks.
+    pub title: String,
+    /// Ids of the rules in `spec/` it checks; the first names the case's level by default.
+    pub rules: Vec<String>,
+    /// Overrides the level taken from the rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<Level>,
+    /// Whether the case is an attack (counted separately; confinement checks are always run).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hostile: bool,
+    /// Files, folders and links made in the memories folder before the backend starts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixtures: Vec<Fixture>,
+    /// Tool inputs run first; each must succeed (`is_error: false`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub setup: Vec<Value>,
+    /// The calls under test.
+    pub steps: Vec<Step>,
+    /// Checks of the memories folder after the steps (filesystem backends only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<Effect>,
+}
+
+/// Grading level of a rule or check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Level {
+    /// What the spec leaves open and the reference decides: a miss informs.
+    #[serde(rename = "INFO")]
+    Info,
+    /// The spec's exact strings and formats: a miss warns (fails with `--strict`).
+    #[serde(rename = "SHOULD")]
+    Should,
+    /// Safety and semantics: a miss fails.
+    #[serde(rename = "MUST")]
+    Must,
+}
+
+impl Level {
+    /// `MUST`, `SHOULD` or `INFO`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Must => "MUST",
+            Level::Should => "SHOULD",
+            Level::Info => "INFO",
+        }
+    }
+}
+
+/// Something made in the memories folder (`path` is relative to it) before the case runs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fixture {
+    /// Relative to the memories folder; parent folders are made as needed.
+    pub path: String,
+    /// What to make there.
+    #[serde(flatten)]
+    pub kind: FixtureKind,
+}
+
+/// The kinds of fixture.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FixtureKind {
+    /// A UTF-8 text file.
+    Text(String),
+    /// A file of raw bytes, hex-encoded (for non-UTF-8 content).
+    BytesHex(String),
+    /// A file of `count` copies of `line` each followed by `\n` (large files).
+    Repeat {
+        /// The line, without its newline.
+        line: String,
+        /// How many times.
+        count: usize,
+        /// Whether the last line keeps its `\n`.
+        #[serde(default = "yes")]
+        final_newline: bool,
+    },
+    /// An empty folder.
+    Dir(bool),
+    /// A symbolic link; `{base}` and `{memories}` in the target are replaced by absolute paths.
+    Symlink(String),
+    /// A named pipe.
+    Fifo(bool),
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// One call and what must come back.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    /// The tool input, sent as is (`{{base}}` in strings becomes the sandbox's absolute path).
+    pub input: Value,
+    /// The expected `is_error` flag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// The expected text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<TextExpectation>,
+    /// Level of the text check (default: the case's level, but never above SHOULD for exact
+    /// strings unless set here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_level: Option<Level>,
+    /// Level of the `is_error` check (default: MUST).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error_level: Option<Level>,
+    /// Known variants of the text that official implementations return, each named.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dialects: Vec<Dialect>,
+    /// Substrings the text must not contain (MUST): leaked host paths, outside content.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub must_not_contain: Vec<String>,
+}
+
+/// How a step's text is matched.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum TextExpectation {
+    /// Exactly this string; whitespace is explicit (`\t`, `\n`).
+    Exact(String),
+    /// A structured matcher.
+    Matcher(Matcher),
+}
+
+/// Matchers for what the spec leaves free.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Matcher {
+    /// A template: literal text with placeholders `{size}` (a human-readable size), `{any}`
+    /// (anything on one line), `{lines}` (any number of whole lines, possibly none) and `{int}`.
+    /// `{{` and `}}` are literal braces.
+    Template(String),
+    /// A folder listing: the header line exactly, then the given lines (templates) in any order.
+    Listing {
+        /// The first line.
+        header: String,
+        /// The remaining lines, each a template; compared as a set.
+        lines: Vec<String>,
+    },
+    /// The text starts with this prefix (used where the spec fixes only the opening).
+    Prefix(String),
+}
+
+/// A named, known variant of the expected text.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dialect {
+    /// Short name shown in reports (`python-sdk`, `typescript-sdk`).
+    pub name: String,
+    /// The variant's text (exact or matcher).
+    pub text: TextExpectation,
+}
+
+/// A check of the memories folder after the steps; paths are spelled `/memories/...`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Effect {
+    /// The path checked.
+    pub path: String,
+    /// What must hold.
+    #[serde(flatten)]
+    pub expect: EffectKind,
+    /// Level (default: the case's level).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<Level>,
+}
+
+/// What an effect checks.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EffectKind {
+    /// A regular file with exactly this content.
+    FileText(String),
+    /// A regular file (any content).
+    File(bool),
+    /// A folder.
+    Dir(bool),
+    /// Nothing at that path.
+    Absent(bool),
+    /// A symbolic link pointing at this target (as written in the fixture).
+    Symlink(String),
+}
+
+/// Cases indexed by id, with the file each came from.
+pub type CaseIndex = BTreeMap<String, (String, Case)>;
