@@ -2,12 +2,20 @@
 //!
 //! - [`reference`]: the reference backend, the spec made executable and impossible to escape.
 //! - [`protocol`]: the tool input model and results.
+//! - [`diff`]: whitespace-visible diffs shared by reports and the TUI.
+//! - [`check`]: `memspec check` from configuration to report.
 //! - [`backend`]: backends under test and protocol v1 (JSON Lines over stdio).
+//! - [`report`]: reports of a run in every format, and the verdict.
 //! - [`serve`]: the reference backend served over protocol v1.
+//! - [`spec`]: the spec's rules and the reference's decisions, as data.
 //! - [`suite`]: the declarative suite: cases, matching, grading, runner, baselines.
 
 pub mod backend;
+pub mod check;
+pub mod diff;
 pub mod protocol;
 pub mod reference;
+pub mod report;
 pub mod serve;
+pub mod spec;
 pub mod suite;

@@ -1,14 +1,31 @@
-//! The `memspec` command: parses arguments, calls the library, maps the outcome to an exit code.
+//! The `memspec` command: parses arguments, calls the library, prints, maps the outcome to an
+//! exit code. Exit codes (documented in the README):
 //!
-//! Exit codes (also in the README):
-//! 0 success / conformant, 1 not conformant (or `call` returned an error result),
-//! 2 usage error or invalid input files, 3 the backend broke, 4 internal error of the harness.
+//! - 0: success; the backend is conformant
+//! - 1: not conformant (a MUST case failed, a SHOULD one with `--strict`, or the baseline does
+//!   not match the run); for `call`, the tool result was an error
+//! - 2: usage error: bad arguments, invalid case/spec/baseline files, an empty selection
+//! - 3: the backend broke: it crashed, hung or spoke garbage in at least one case
+//! - 4: internal error of the harness (for example it could not write a file)
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use memspec::backend::BackendSpec;
+use memspec::check::{self, CheckConfig, CheckError};
+use memspec::report::{self, Verdict, human};
+use memspec::suite::case::Level;
+use memspec::suite::runner::{RunOptions, Selection};
+
+const EXIT_NOT_CONFORMANT: u8 = 1;
+const EXIT_USAGE: u8 = 2;
+const EXIT_BACKEND_BROKE: u8 = 3;
+const EXIT_INTERNAL: u8 = 4;
 
 /// Conformance harness for backends of Claude's memory tool (memory_20250818).
 #[derive(Debug, Parser)]
@@ -20,6 +37,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the conformance suite against a backend (default: the built-in reference).
+    Check(CheckArgs),
     /// Serve the reference backend over protocol v1 (JSON Lines on stdin/stdout).
     Serve {
         /// Folder that /memories maps to (created if missing).
@@ -36,15 +55,129 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Work with the case files.
+    Cases {
+        #[command(subcommand)]
+        action: CasesAction,
+        #[command(flatten)]
+        dirs: Dirs,
+    },
+    /// Work with the spec's rules.
+    Spec {
+        #[command(subcommand)]
+        action: SpecAction,
+        #[command(flatten)]
+        dirs: Dirs,
+    },
 }
 
-const EXIT_NOT_CONFORMANT: u8 = 1;
-const EXIT_USAGE: u8 = 2;
-const EXIT_INTERNAL: u8 = 4;
+#[derive(Debug, Subcommand)]
+enum CasesAction {
+    /// Validate every case file: schema, unique ids, known rule ids, valid matchers.
+    Lint,
+    /// List the cases (id, level, area, title).
+    List,
+}
+
+#[derive(Debug, Subcommand)]
+enum SpecAction {
+    /// Print which cases check each rule; exits 1 if a rule has none.
+    Coverage,
+}
+
+#[derive(Debug, clap::Args)]
+struct Dirs {
+    /// Folder of case files [default: ./cases, else the source tree's]
+    #[arg(long, global = true)]
+    cases: Option<PathBuf>,
+    /// Folder of spec files [default: ./spec, else the source tree's]
+    #[arg(long, global = true)]
+    spec: Option<PathBuf>,
+}
+
+impl Dirs {
+    fn resolve(&self) -> (PathBuf, PathBuf) {
+        let root = memspec::spec::default_root();
+        (
+            self.spec.clone().unwrap_or_else(|| root.join("spec")),
+            self.cases.clone().unwrap_or_else(|| root.join("cases")),
+        )
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Format {
+    Human,
+    Json,
+    Junit,
+    Tap,
+    Markdown,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum LevelArg {
+    Must,
+    Should,
+    Info,
+}
+
+#[derive(Debug, clap::Args)]
+struct CheckArgs {
+    /// Backend command speaking protocol v1; `{memories}` and `{base}` become the sandbox paths.
+    /// Without it, the built-in reference runs in process.
+    #[arg(long)]
+    backend: Option<String>,
+    /// Declare that the backend does not store memories in the given folder: cases needing
+    /// filesystem fixtures are skipped and effects are not checked.
+    #[arg(long)]
+    not_on_folder: bool,
+    /// Run only cases whose id matches (`*` wildcard); repeatable.
+    #[arg(long = "case", value_name = "PATTERN")]
+    cases_selected: Vec<String>,
+    /// Run only cases of this area (e.g. create, paths); repeatable.
+    #[arg(long)]
+    area: Vec<String>,
+    /// Run only cases checking this rule id; repeatable.
+    #[arg(long)]
+    rule: Vec<String>,
+    /// Run only cases of this level; repeatable.
+    #[arg(long, value_enum)]
+    level: Vec<LevelArg>,
+    /// Run only attack cases.
+    #[arg(long)]
+    hostile: bool,
+    /// Cases run in parallel [default: number of CPUs].
+    #[arg(short, long)]
+    jobs: Option<usize>,
+    /// Per-call timeout in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    timeout: f64,
+    /// SHOULD misses (the spec's exact strings) fail instead of warning.
+    #[arg(long)]
+    strict: bool,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Write the report to this file instead of stdout (the human summary still goes to stderr).
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+    /// Accepted deviations; any difference from the run fails it.
+    #[arg(long)]
+    baseline: Option<PathBuf>,
+    /// Write a baseline of this run's deviations to this file.
+    #[arg(long)]
+    write_baseline: Option<PathBuf>,
+    /// Show every case and every call.
+    #[arg(short, long)]
+    verbose: bool,
+    #[command(flatten)]
+    dirs: Dirs,
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Check(args) => run_check(&args),
         Command::Serve { memories } => {
             let stdin = io::stdin().lock();
             let stdout = io::BufWriter::new(io::stdout().lock());
@@ -58,6 +191,185 @@ fn main() -> ExitCode {
             memories,
             json,
         } => call(&input, &memories, json),
+        Command::Cases { action, dirs } => cases(&action, &dirs),
+        Command::Spec {
+            action: SpecAction::Coverage,
+            dirs,
+        } => coverage(&dirs),
+    }
+}
+
+fn run_check(args: &CheckArgs) -> ExitCode {
+    let (spec_dir, cases_dir) = args.dirs.resolve();
+    let backend = match &args.backend {
+        None => BackendSpec::Reference,
+        Some(template) => BackendSpec::command(template, args.not_on_folder.then_some(false)),
+    };
+    let Ok(timeout) = Duration::try_from_secs_f64(args.timeout) else {
+        return fail(
+            EXIT_USAGE,
+            &"--timeout must be a positive number of seconds",
+        );
+    };
+    let defaults = RunOptions::default();
+    let config = CheckConfig {
+        spec_dir,
+        cases_dir,
+        backend,
+        selection: Selection {
+            ids: args.cases_selected.clone(),
+            areas: args.area.clone(),
+            rules: args.rule.clone(),
+            levels: args
+                .level
+                .iter()
+                .map(|l| match l {
+                    LevelArg::Must => Level::Must,
+                    LevelArg::Should => Level::Should,
+                    LevelArg::Info => Level::Info,
+                })
+                .collect(),
+            hostile_only: args.hostile,
+        },
+        options: RunOptions {
+            jobs: args.jobs.unwrap_or(defaults.jobs).max(1),
+            timeout,
+            strict: args.strict,
+        },
+        baseline: args.baseline.clone(),
+    };
+    let loaded = match check::load(&config.spec_dir, &config.cases_dir) {
+        Ok(loaded) => loaded,
+        Err(e) => return fail(EXIT_USAGE, &e),
+    };
+    let bar = ProgressBar::hidden();
+    let on_start = |n: usize| {
+        if io::stderr().is_terminal() {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            bar.set_length(n as u64);
+            bar.set_style(
+                ProgressStyle::with_template("{bar:40} {pos}/{len} cases {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+        }
+    };
+    let progress = |result: &memspec::suite::grade::CaseResult| {
+        bar.inc(1);
+        bar.set_message(result.id.clone());
+    };
+    let report = match check::check(&config, &loaded, args.backend.clone(), &on_start, &progress) {
+        Ok(report) => report,
+        Err(
+            e @ (CheckError::EmptySelection { .. }
+            | CheckError::Baseline(_)
+            | CheckError::Spec(_)
+            | CheckError::Suite(_)),
+        ) => {
+            bar.finish_and_clear();
+            return fail(EXIT_USAGE, &e);
+        }
+    };
+    bar.finish_and_clear();
+    let text = match args.format {
+        Format::Human => human::render(
+            &report,
+            &loaded.spec,
+            human::Detail {
+                verbose: args.verbose,
+            },
+        ),
+        Format::Json => report::formats::json(&report),
+        Format::Junit => report::formats::junit(&report),
+        Format::Tap => report::formats::tap(&report),
+        Format::Markdown => report::formats::markdown(&report),
+    };
+    let written = match &args.output {
+        Some(path) => std::fs::write(path, &text).map(|()| {
+            // Keep the human summary on the terminal when the report goes to a file.
+            let summary = human::render(&report, &loaded.spec, human::Detail::default());
+            eprint!("{summary}");
+        }),
+        None => io::stdout().lock().write_all(text.as_bytes()),
+    };
+    if let Err(e) = written {
+        return fail(EXIT_INTERNAL, &format!("cannot write the report: {e}"));
+    }
+    if let Some(path) = &args.write_baseline {
+        let baseline =
+            memspec::suite::baseline::Baseline::from_results(&report.backend, &report.results);
+        if let Err(e) = baseline.write(path) {
+            return fail(EXIT_INTERNAL, &e);
+        }
+        eprintln!(
+            "memspec: wrote {} accepted deviation(s) to {}",
+            baseline.accepted.len(),
+            path.display()
+        );
+    }
+    match report.verdict() {
+        Verdict::Conformant => ExitCode::SUCCESS,
+        Verdict::NotConformant => ExitCode::from(EXIT_NOT_CONFORMANT),
+        Verdict::BackendBroke => ExitCode::from(EXIT_BACKEND_BROKE),
+    }
+}
+
+fn cases(action: &CasesAction, dirs: &Dirs) -> ExitCode {
+    let (spec_dir, cases_dir) = dirs.resolve();
+    let spec = match memspec::spec::Spec::load(&spec_dir) {
+        Ok(spec) => spec,
+        Err(e) => return fail(EXIT_USAGE, &e),
+    };
+    let (suite, problems) = match memspec::suite::load::lint(&cases_dir, &spec) {
+        Ok(linted) => linted,
+        Err(e) => return fail(EXIT_USAGE, &e),
+    };
+    let mut out = io::stdout().lock();
+    match action {
+        CasesAction::Lint => {
+            for problem in &problems {
+                let _ = writeln!(out, "{problem}");
+            }
+            let hostile = suite.cases.iter().filter(|c| c.case.hostile).count();
+            let _ = writeln!(
+                out,
+                "{} cases ({hostile} hostile), {} problem(s)",
+                suite.cases.len(),
+                problems.len()
+            );
+            if problems.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(EXIT_USAGE)
+            }
+        }
+        CasesAction::List => {
+            for c in &suite.cases {
+                let _ = writeln!(
+                    out,
+                    "{:<50} {:<6} {:<12} {}",
+                    c.case.id,
+                    c.level.as_str(),
+                    c.area,
+                    c.case.title
+                );
+            }
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+fn coverage(dirs: &Dirs) -> ExitCode {
+    let (spec_dir, cases_dir) = dirs.resolve();
+    let loaded = match check::load(&spec_dir, &cases_dir) {
+        Ok(loaded) => loaded,
+        Err(e) => return fail(EXIT_USAGE, &e),
+    };
+    let rows = memspec::suite::coverage::coverage(&loaded.spec, &loaded.suite);
+    print!("{}", memspec::suite::coverage::render(&rows));
+    if rows.iter().any(|r| r.cases.is_empty()) {
+        ExitCode::from(EXIT_NOT_CONFORMANT)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 

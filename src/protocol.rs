@@ -137,7 +137,8 @@ impl Command {
             "str_replace" => Command::StrReplace {
                 path: fields.string("path")?,
                 old_str: fields.string("old_str")?,
-                new_str: fields.string("new_str")?,
+                // Optional, as in the text editor tool: omitting it deletes `old_str`.
+                new_str: fields.optional_string("new_str")?.unwrap_or_default(),
             },
             "insert" => Command::Insert {
                 path: fields.string("path")?,
@@ -180,6 +181,14 @@ impl Fields<'_> {
         match self.required(field)? {
             Value::String(s) => Ok(s.clone()),
             other => Err(wrong_type(field, "a string", other)),
+        }
+    }
+
+    fn optional_string(&self, field: &str) -> Result<Option<String>, String> {
+        match self.map.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(wrong_type(field, "a string", other)),
         }
     }
 

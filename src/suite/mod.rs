@@ -1,4 +1,11 @@
 //! The declarative conformance suite: case model, loading and linting, matching, grading,
 //! the runner and baselines.
 
+pub mod baseline;
 pub mod case;
+pub mod coverage;
+pub mod grade;
+pub mod load;
+pub mod matcher;
+pub mod runner;
+pub mod sandbox;

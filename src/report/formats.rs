@@ -1,0 +1,215 @@
+//! Machine formats of a report: JSON, JUnit XML, TAP and Markdown.
+
+use std::fmt::Write;
+
+use quick_junit::{NonSuccessKind, Report as JunitReport, TestCase, TestCaseStatus, TestSuite};
+
+use super::{Report, Verdict};
+use crate::diff::render_unified;
+use crate::suite::grade::{CaseResult, Outcome};
+
+/// The report as pretty JSON (results, findings, calls and the verdict).
+pub fn json(report: &Report) -> String {
+    let value = serde_json::json!({
+        "memspec": env!("CARGO_PKG_VERSION"),
+        "verdict": report.verdict(),
+        "counts": report.counts().iter().map(|(o, n)| (o.as_str().to_string(), serde_json::Value::from(*n))).collect::<serde_json::Map<_, _>>(),
+        "report": report,
+    });
+    let mut text =
+        serde_json::to_string_pretty(&value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    text.push('\n');
+    text
+}
+
+/// The report as JUnit XML, one test case per case; failures and errors carry the diff,
+/// warnings and infos are passes with a system-out note, skips are skipped.
+pub fn junit(report: &Report) -> String {
+    let mut junit = JunitReport::new("memspec");
+    let mut suites: Vec<TestSuite> = Vec::new();
+    for result in &report.results {
+        let suite = match suites
+            .iter_mut()
+            .position(|s| s.name.as_str() == result.area)
+        {
+            Some(i) => &mut suites[i],
+            None => {
+                suites.push(TestSuite::new(result.area.clone()));
+                let last = suites.len() - 1;
+                &mut suites[last]
+            }
+        };
+        let status = match (result.outcome, &result.baselined) {
+            (_, Some(_)) | (Outcome::Pass | Outcome::Info | Outcome::Warn, None) => {
+                TestCaseStatus::success()
+            }
+            (Outcome::Skip, None) => {
+                let mut status = TestCaseStatus::skipped();
+                if let Some(reason) = &result.reason {
+                    status.set_message(reason.clone());
+                }
+                status
+            }
+            (Outcome::Fail, None) => non_success(NonSuccessKind::Failure, report, result),
+            (Outcome::Error, None) => non_success(NonSuccessKind::Error, report, result),
+        };
+        let mut case = TestCase::new(result.id.clone(), status);
+        case.set_classname(format!("memspec.{}", result.area));
+        case.set_time(result.duration);
+        if matches!(result.outcome, Outcome::Warn | Outcome::Info) || result.baselined.is_some() {
+            case.set_system_out(details(report, result));
+        }
+        suite.add_test_case(case);
+    }
+    junit.add_test_suites(suites);
+    junit
+        .to_string()
+        .unwrap_or_else(|e| format!("<!-- cannot render JUnit: {e} -->\n"))
+}
+
+fn non_success(kind: NonSuccessKind, report: &Report, result: &CaseResult) -> TestCaseStatus {
+    let mut status = TestCaseStatus::non_success(kind);
+    let message = result
+        .reason
+        .clone()
+        .or_else(|| {
+            result
+                .findings
+                .first()
+                .map(|f| format!("{} [{} {}]", f.message, f.level.as_str(), f.rule))
+        })
+        .unwrap_or_default();
+    status.set_message(message);
+    status.set_description(details(report, result));
+    status
+}
+
+/// Findings of one case as plain text with diffs and the rerun command.
+fn details(report: &Report, result: &CaseResult) -> String {
+    let mut out = String::new();
+    if let Some(reason) = &result.baselined {
+        let _ = writeln!(out, "accepted by baseline: {reason}");
+    }
+    for finding in &result.findings {
+        let _ = writeln!(
+            out,
+            "{} [{} {}]",
+            finding.message,
+            finding.level.as_str(),
+            finding.rule
+        );
+        if let (Some(expected), Some(actual)) = (&finding.expected, &finding.actual) {
+            out.push_str(&render_unified(expected, actual));
+        }
+    }
+    let _ = writeln!(out, "rerun: {}", report.repro(&result.id));
+    out
+}
+
+/// The report as TAP version 14.
+pub fn tap(report: &Report) -> String {
+    let mut out = format!("TAP version 14\n1..{}\n", report.results.len());
+    for (i, result) in report.results.iter().enumerate() {
+        let n = i + 1;
+        let ok =
+            result.baselined.is_some() || !matches!(result.outcome, Outcome::Fail | Outcome::Error);
+        let directive = match (result.outcome, &result.baselined) {
+            (_, Some(reason)) => format!(" # TODO accepted by baseline: {reason}"),
+            (Outcome::Skip, None) => {
+                format!(" # SKIP {}", result.reason.clone().unwrap_or_default())
+            }
+            (Outcome::Warn | Outcome::Info, None) => format!(" # {}", result.outcome.as_str()),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "{} {n} - {}{directive}",
+            if ok { "ok" } else { "not ok" },
+            result.id
+        );
+        if !ok {
+            out.push_str("  ---\n");
+            let _ = writeln!(out, "  outcome: {}", result.outcome.as_str());
+            if let Some(reason) = &result.reason {
+                let _ = writeln!(out, "  reason: {}", yaml_string(reason));
+            }
+            if let Some(f) = result.findings.first() {
+                let _ = writeln!(out, "  rule: {}", f.rule);
+                let _ = writeln!(out, "  message: {}", yaml_string(&f.message));
+                if let Some(expected) = &f.expected {
+                    let _ = writeln!(out, "  expected: {}", yaml_string(expected));
+                }
+                if let Some(actual) = &f.actual {
+                    let _ = writeln!(out, "  actual: {}", yaml_string(actual));
+                }
+            }
+            let _ = writeln!(out, "  rerun: {}", yaml_string(&report.repro(&result.id)));
+            out.push_str("  ...\n");
+        }
+    }
+    out
+}
+
+fn yaml_string(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_default()
+}
+
+/// The report as Markdown, for a CI job summary or a pull request comment.
+pub fn markdown(report: &Report) -> String {
+    let mut out = String::from("## memspec conformance\n\n");
+    let verdict = match report.verdict() {
+        Verdict::Conformant => "✅ conformant",
+        Verdict::NotConformant => "❌ not conformant",
+        Verdict::BackendBroke => "💥 the backend broke",
+    };
+    let _ = writeln!(
+        out,
+        "**{verdict}** — backend `{}`, {} cases\n",
+        report.backend,
+        report.results.len()
+    );
+    out.push_str("| outcome | cases |\n|---|---|\n");
+    for (outcome, n) in report.counts() {
+        let _ = writeln!(out, "| {} | {n} |", outcome.as_str());
+    }
+    let notable: Vec<&CaseResult> = report
+        .results
+        .iter()
+        .filter(|r| !matches!(r.outcome, Outcome::Pass | Outcome::Skip))
+        .collect();
+    if !notable.is_empty() {
+        out.push_str("\n| case | level | outcome | rule | what |\n|---|---|---|---|---|\n");
+        for r in notable {
+            let finding = r.findings.first();
+            let what = r
+                .reason
+                .clone()
+                .or_else(|| {
+                    finding.map(|f| match &f.dialect {
+                        Some(d) => format!("{} (dialect `{d}`)", f.message),
+                        None => f.message.clone(),
+                    })
+                })
+                .unwrap_or_default();
+            let outcome = match &r.baselined {
+                Some(_) => format!("{} (baselined)", r.outcome.as_str()),
+                None => r.outcome.as_str().to_string(),
+            };
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {outcome} | `{}` | {} |",
+                r.id,
+                r.level.as_str(),
+                finding.map_or("", |f| f.rule.as_str()),
+                what.replace('|', "\\|").replace('\n', " ")
+            );
+        }
+    }
+    if !report.baseline_problems.is_empty() {
+        out.push_str("\n**Baseline problems**\n\n");
+        for p in &report.baseline_problems {
+            let _ = writeln!(out, "- {p}");
+        }
+    }
+    out
+}

@@ -1,0 +1,182 @@
+//! The human report: a summary, then every case that did not pass with what it checked, what
+//! came back, a whitespace-visible diff, the spec sentence it breaks and a command to rerun it.
+
+use std::fmt::Write;
+
+use super::{Report, Verdict, rule_text};
+use crate::diff::render_unified;
+use crate::spec::Spec;
+use crate::suite::grade::{CaseResult, Outcome, Phase};
+
+/// How much to show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Detail {
+    /// Also list passing cases and every call.
+    pub verbose: bool,
+}
+
+/// Renders the report as text for a terminal or a CI log.
+pub fn render(report: &Report, spec: &Spec, detail: Detail) -> String {
+    let mut out = String::new();
+    for result in &report.results {
+        let interesting =
+            detail.verbose || !matches!(result.outcome, Outcome::Pass | Outcome::Skip);
+        if interesting {
+            case_block(&mut out, report, spec, result, detail);
+        }
+    }
+    if !report.baseline_problems.is_empty() {
+        let _ = writeln!(out, "baseline problems:");
+        for problem in &report.baseline_problems {
+            let _ = writeln!(out, "  {problem}");
+        }
+        out.push('\n');
+    }
+    summary(&mut out, report);
+    out
+}
+
+fn case_block(out: &mut String, report: &Report, spec: &Spec, result: &CaseResult, detail: Detail) {
+    let accepted = result
+        .baselined
+        .as_deref()
+        .map(|r| format!(" (accepted by baseline: {r})"))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "{} {} [{}]{}\n  {}",
+        result.outcome.as_str().to_uppercase(),
+        result.id,
+        result.level.as_str(),
+        accepted,
+        result.title
+    );
+    if let Some(reason) = &result.reason {
+        let _ = writeln!(out, "  reason: {reason}");
+    }
+    for finding in &result.findings {
+        let _ = writeln!(
+            out,
+            "  - {} [{} {}]",
+            finding.message,
+            finding.level.as_str(),
+            finding.rule
+        );
+        if let Some(text) = rule_text(spec, &finding.rule) {
+            let _ = writeln!(out, "    spec: {text}");
+        }
+        if let Some(step) = finding.step {
+            let steps = result
+                .calls
+                .iter()
+                .filter(|c| c.phase == Phase::Step)
+                .nth(step);
+            if let Some(call) = steps {
+                let _ = writeln!(out, "    input: {}", call.input);
+            }
+        }
+        match (&finding.expected, &finding.actual, &finding.dialect) {
+            (Some(expected), Some(actual), None) => {
+                let _ = writeln!(
+                    out,
+                    "    diff (- expected, + actual; → tab, · trailing space, ␍ CR):"
+                );
+                for line in render_unified(expected, actual).lines() {
+                    let _ = writeln!(out, "      {line}");
+                }
+            }
+            (_, Some(actual), Some(_)) => {
+                let _ = writeln!(
+                    out,
+                    "    actual: {}",
+                    crate::diff::visible(actual).replace('\n', "⏎")
+                );
+            }
+            (None, Some(actual), None) => {
+                let _ = writeln!(
+                    out,
+                    "    actual: {}",
+                    crate::diff::visible(actual).replace('\n', "⏎")
+                );
+            }
+            _ => {}
+        }
+    }
+    if detail.verbose {
+        for call in &result.calls {
+            let phase = if call.phase == Phase::Setup {
+                "setup"
+            } else {
+                "step"
+            };
+            let _ = writeln!(
+                out,
+                "  {phase} {} ({} µs)",
+                call.input,
+                call.backend_time.as_micros()
+            );
+            if let Some(answer) = &call.result {
+                let _ = writeln!(out, "    is_error: {}", answer.is_error);
+                for line in answer.text.split('\n') {
+                    let _ = writeln!(out, "    | {}", crate::diff::visible(line));
+                }
+            }
+            if let Some(error) = &call.error {
+                let _ = writeln!(out, "    backend error: {error}");
+            }
+        }
+    }
+    if !matches!(result.outcome, Outcome::Pass | Outcome::Skip) {
+        let _ = writeln!(out, "  rerun: {}", report.repro(&result.id));
+    }
+    out.push('\n');
+}
+
+fn summary(out: &mut String, report: &Report) {
+    let counts = report.counts();
+    let count = |o: Outcome| counts.get(&o).copied().unwrap_or(0);
+    let baselined = report
+        .results
+        .iter()
+        .filter(|r| r.baselined.is_some())
+        .count();
+    let hostile = report.results.iter().filter(|r| r.hostile).count();
+    let timing = report.timing();
+    let _ = writeln!(
+        out,
+        "{} cases ({} hostile) against {} in {:.2} s{}",
+        report.results.len(),
+        hostile,
+        report.backend,
+        report.elapsed.as_secs_f64(),
+        if report.strict { ", strict" } else { "" }
+    );
+    let _ = writeln!(
+        out,
+        "calls: {}, backend median {} µs per call, harness {} µs per call",
+        timing.calls,
+        timing.backend_median.as_micros(),
+        timing.harness_per_call.as_micros()
+    );
+    let _ = writeln!(
+        out,
+        "{} passed, {} failed, {} warned, {} info, {} skipped, {} errors{}",
+        count(Outcome::Pass),
+        count(Outcome::Fail),
+        count(Outcome::Warn),
+        count(Outcome::Info),
+        count(Outcome::Skip),
+        count(Outcome::Error),
+        if baselined > 0 {
+            format!(" ({baselined} accepted by the baseline)")
+        } else {
+            String::new()
+        }
+    );
+    let verdict = match report.verdict() {
+        Verdict::Conformant => "conformant",
+        Verdict::NotConformant => "NOT conformant",
+        Verdict::BackendBroke => "the backend BROKE (crash, hang or garbage)",
+    };
+    let _ = writeln!(out, "verdict: {verdict}");
+}

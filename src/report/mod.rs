@@ -1,0 +1,139 @@
+//! Reports of a run: the model shared by every format, and the verdict behind the exit code.
+
+pub mod formats;
+pub mod human;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::spec::Spec;
+use crate::suite::grade::{CaseResult, Outcome};
+
+/// Everything a report shows.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// The backend, as named on the command line.
+    pub backend: String,
+    /// The `--backend` argument to repeat in a reproducing command (`None` for the reference).
+    pub backend_arg: Option<String>,
+    /// Whether SHOULD misses failed.
+    pub strict: bool,
+    /// One result per selected case, in suite order.
+    pub results: Vec<CaseResult>,
+    /// Baseline problems: stale entries, unknown cases, changed outcomes.
+    pub baseline_problems: Vec<String>,
+    /// Wall-clock time of the run.
+    #[serde(serialize_with = "millis")]
+    pub elapsed: Duration,
+}
+
+/// What the exit code says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Every selected case passed (or warned/informed without `--strict`), or was accepted.
+    Conformant,
+    /// A MUST case failed (or a SHOULD one with `--strict`), or the baseline does not match.
+    NotConformant,
+    /// The backend crashed, hung or spoke garbage in at least one case.
+    BackendBroke,
+}
+
+impl Report {
+    /// Counts per outcome; baselined results are counted under their outcome too.
+    pub fn counts(&self) -> BTreeMap<Outcome, usize> {
+        let mut counts = BTreeMap::new();
+        for result in &self.results {
+            *counts.entry(result.outcome).or_insert(0) += 1;
+        }
+        counts
+    }
+
+    /// The run's verdict. Results accepted by the baseline do not count.
+    pub fn verdict(&self) -> Verdict {
+        let open = self.results.iter().filter(|r| r.baselined.is_none());
+        let worst = open.map(|r| r.outcome).max().unwrap_or(Outcome::Pass);
+        if worst == Outcome::Error {
+            Verdict::BackendBroke
+        } else if worst == Outcome::Fail || !self.baseline_problems.is_empty() {
+            Verdict::NotConformant
+        } else {
+            Verdict::Conformant
+        }
+    }
+
+    /// A command that reruns one case verbosely.
+    pub fn repro(&self, case_id: &str) -> String {
+        let backend = match &self.backend_arg {
+            Some(arg) => format!(" --backend {}", shell_quote(arg)),
+            None => String::new(),
+        };
+        let strict = if self.strict { " --strict" } else { "" };
+        format!("memspec check{backend} --case {case_id}{strict} --verbose")
+    }
+
+    /// Median and total time spent waiting for the backend per call, and the harness's own time
+    /// per call (case time minus backend time), over every call of the run.
+    pub fn timing(&self) -> Timing {
+        let mut backend: Vec<Duration> = Vec::new();
+        let mut harness_total = Duration::ZERO;
+        let mut calls = 0usize;
+        for result in &self.results {
+            let backend_case: Duration = result.calls.iter().map(|c| c.backend_time).sum();
+            backend.extend(result.calls.iter().map(|c| c.backend_time));
+            harness_total += result.duration.saturating_sub(backend_case);
+            calls += result.calls.len();
+        }
+        backend.sort();
+        let median = backend.get(backend.len() / 2).copied().unwrap_or_default();
+        Timing {
+            calls,
+            backend_median: median,
+            backend_total: backend.iter().sum(),
+            harness_per_call: if calls == 0 {
+                Duration::ZERO
+            } else {
+                harness_total / calls as u32
+            },
+        }
+    }
+}
+
+/// Where the time went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timing {
+    /// Calls made.
+    pub calls: usize,
+    /// Median time waiting for one backend call.
+    pub backend_median: Duration,
+    /// Total time waiting for the backend (across parallel jobs).
+    pub backend_total: Duration,
+    /// Harness time per call: sandboxes, fixtures, checks (across parallel jobs).
+    pub harness_per_call: Duration,
+}
+
+fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(d.as_millis() as u64)
+}
+
+/// Quotes an argument for a POSIX shell when it needs it.
+pub fn shell_quote(arg: &str) -> String {
+    if !arg.is_empty()
+        && arg
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+".contains(c))
+    {
+        arg.to_string()
+    } else {
+        format!("'{}'", arg.replace('\'', r"'\''"))
+    }
+}
+
+/// The spec sentence behind a rule id, for reports.
+pub fn rule_text<'a>(spec: &'a Spec, rule: &str) -> Option<&'a str> {
+    spec.get(rule)
+        .map(|r| r.text.as_str())
+        .filter(|t| !t.is_empty())
+}

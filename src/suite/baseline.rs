@@ -1,0 +1,180 @@
+//! Baselines: accepted deviations of one backend, each with a reason.
+//!
+//! A listed case whose outcome is exactly the listed one is accepted. Any other difference
+//! fails the run: a listed case that now passes (a fixed bug must leave the list), a changed
+//! outcome, or an entry naming no case. So a baseline can only ever describe the backend as it is.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::grade::{CaseResult, Outcome};
+use super::load::Suite;
+
+/// A baseline file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Baseline {
+    /// Format version (1).
+    pub schema: u32,
+    /// Which backend (and version) this describes.
+    #[serde(default)]
+    pub backend: String,
+    /// The accepted deviations.
+    pub accepted: Vec<Entry>,
+}
+
+/// One accepted deviation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// Case id.
+    pub case: String,
+    /// The outcome accepted (anything but `pass`).
+    pub outcome: Outcome,
+    /// Why it is accepted.
+    pub reason: String,
+}
+
+/// Why a baseline could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineError {
+    /// Reading or writing failed.
+    #[error("cannot access the baseline {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// The file is not a baseline.
+    #[error("{path} is not a valid baseline: {message}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl Baseline {
+    /// Reads and validates a baseline file.
+    pub fn read(path: &Path) -> Result<Baseline, BaselineError> {
+        let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let baseline: Baseline =
+            serde_json::from_str(&text).map_err(|e| BaselineError::Invalid {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?;
+        let mut seen = BTreeSet::new();
+        for entry in &baseline.accepted {
+            let problem = if !seen.insert(entry.case.as_str()) {
+                Some(format!("case `{}` is listed twice", entry.case))
+            } else if entry.outcome == Outcome::Pass {
+                Some(format!(
+                    "case `{}`: a baseline lists deviations; `pass` is not one",
+                    entry.case
+                ))
+            } else if entry.reason.trim().is_empty() {
+                Some(format!("case `{}` has no reason", entry.case))
+            } else {
+                None
+            };
+            if let Some(message) = problem {
+                return Err(BaselineError::Invalid {
+                    path: path.to_path_buf(),
+                    message,
+                });
+            }
+        }
+        Ok(baseline)
+    }
+
+    /// Writes the baseline as pretty JSON.
+    pub fn write(&self, path: &Path) -> Result<(), BaselineError> {
+        let mut text = serde_json::to_string_pretty(self).map_err(|e| BaselineError::Invalid {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        text.push('\n');
+        std::fs::write(path, text).map_err(|source| BaselineError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// A baseline accepting every non-passing, non-skipped outcome of a run. Reasons are drawn
+    /// from the findings; edit them to say why each deviation is acceptable.
+    pub fn from_results(backend: &str, results: &[CaseResult]) -> Baseline {
+        let accepted = results
+            .iter()
+            .filter(|r| !matches!(r.outcome, Outcome::Pass | Outcome::Skip))
+            .map(|r| Entry {
+                case: r.id.clone(),
+                outcome: r.outcome,
+                reason: describe(r),
+            })
+            .collect();
+        Baseline {
+            schema: 1,
+            backend: backend.to_string(),
+            accepted,
+        }
+    }
+
+    /// Marks accepted results and returns every difference between the baseline and the run.
+    /// Entries for cases that exist but were not selected are ignored.
+    pub fn apply(&self, suite: &Suite, results: &mut [CaseResult]) -> Vec<String> {
+        let mut problems = Vec::new();
+        let known: BTreeSet<&str> = suite.cases.iter().map(|c| c.case.id.as_str()).collect();
+        let mut entries: BTreeMap<&str, &Entry> = BTreeMap::new();
+        for entry in &self.accepted {
+            if known.contains(entry.case.as_str()) {
+                entries.insert(entry.case.as_str(), entry);
+            } else {
+                problems.push(format!(
+                    "entry `{}` names no case in the suite (renamed or removed?)",
+                    entry.case
+                ));
+            }
+        }
+        for result in results.iter_mut() {
+            match entries.get(result.id.as_str()) {
+                Some(entry) if entry.outcome == result.outcome => result.baselined = Some(entry.reason.clone()),
+                Some(entry) if result.outcome == Outcome::Pass => problems.push(format!(
+                    "case `{}` now passes but the baseline accepts `{}`: remove the entry (fixed bugs must not hide)",
+                    result.id,
+                    entry.outcome.as_str()
+                )),
+                Some(entry) => problems.push(format!(
+                    "case `{}`: the baseline accepts `{}`, the run gave `{}`",
+                    result.id,
+                    entry.outcome.as_str(),
+                    result.outcome.as_str()
+                )),
+                None => {}
+            }
+        }
+        problems
+    }
+}
+
+fn describe(result: &CaseResult) -> String {
+    if let Some(reason) = &result.reason {
+        return reason.clone();
+    }
+    let mut parts: Vec<String> = result
+        .findings
+        .iter()
+        .map(|f| match &f.dialect {
+            Some(d) => format!("{} dialect `{d}`", f.rule),
+            None => format!("{}: {}", f.rule, f.message),
+        })
+        .collect();
+    parts.dedup();
+    parts.join("; ")
+}

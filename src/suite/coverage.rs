@@ -1,0 +1,65 @@
+//! Which cases check which rule: the coverage matrix behind `memspec spec coverage`.
+
+use std::fmt::Write;
+
+use super::load::Suite;
+use crate::spec::{Rule, Spec};
+
+/// One rule and the cases that name it.
+#[derive(Debug, Clone)]
+pub struct RuleCoverage<'a> {
+    /// The rule.
+    pub rule: &'a Rule,
+    /// Ids of the cases naming it.
+    pub cases: Vec<&'a str>,
+}
+
+/// Every rule of the spec with the cases that check it, in rule-id order.
+pub fn coverage<'a>(spec: &'a Spec, suite: &'a Suite) -> Vec<RuleCoverage<'a>> {
+    spec.rules()
+        .map(|rule| RuleCoverage {
+            rule,
+            cases: suite
+                .cases
+                .iter()
+                .filter(|c| c.case.rules.iter().any(|r| r == &rule.id))
+                .map(|c| c.case.id.as_str())
+                .collect(),
+        })
+        .collect()
+}
+
+/// The matrix as text: level, rule id, number of cases, a few case ids; uncovered rules marked.
+pub fn render(rows: &[RuleCoverage<'_>]) -> String {
+    let mut out = String::new();
+    let width = rows.iter().map(|r| r.rule.id.len()).max().unwrap_or(10);
+    for row in rows {
+        let mut shown: Vec<&str> = row.cases.iter().take(3).copied().collect();
+        if row.cases.len() > 3 {
+            shown.push("…");
+        }
+        let mark = if row.cases.is_empty() {
+            "UNCOVERED"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "{:<6} {:<width$} {:>4}  {}{}",
+            row.rule.level.as_str(),
+            row.rule.id,
+            row.cases.len(),
+            mark,
+            shown.join(", ")
+        );
+    }
+    let uncovered = rows.iter().filter(|r| r.cases.is_empty()).count();
+    let _ = writeln!(
+        out,
+        "{} rules, {} covered, {} uncovered",
+        rows.len(),
+        rows.len() - uncovered,
+        uncovered
+    );
+    out
+}

@@ -1,0 +1,191 @@
+//! Grading: findings, their levels, and a case's outcome.
+//!
+//! A miss at MUST fails, at SHOULD warns (fails with `--strict`), at INFO informs. A case's
+//! outcome is its worst finding; a backend that crashed, hung or spoke garbage is an error,
+//! which says nothing about conformance.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::case::Level;
+use crate::protocol::ToolResult;
+
+/// A case's outcome, ordered from best to worst.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Not run, with a reason.
+    Skip,
+    /// Every check held.
+    Pass,
+    /// Only INFO checks (the reference's decisions) differed.
+    Info,
+    /// A SHOULD check (the spec's exact strings) differed.
+    Warn,
+    /// A MUST check (safety, semantics) failed, or a SHOULD one under `--strict`.
+    Fail,
+    /// The backend crashed, hung or spoke garbage, or the harness could not run the case.
+    Error,
+}
+
+impl Outcome {
+    /// Lowercase name (`pass`, `fail`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Skip => "skip",
+            Outcome::Pass => "pass",
+            Outcome::Info => "info",
+            Outcome::Warn => "warn",
+            Outcome::Fail => "fail",
+            Outcome::Error => "error",
+        }
+    }
+
+    /// The outcome of a missed check at `level`.
+    pub fn for_level(level: Level, strict: bool) -> Outcome {
+        match level {
+            Level::Must => Outcome::Fail,
+            Level::Should if strict => Outcome::Fail,
+            Level::Should => Outcome::Warn,
+            Level::Info => Outcome::Info,
+        }
+    }
+}
+
+/// What kind of check a finding comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Check {
+    /// A setup call returned an error.
+    Setup,
+    /// The `is_error` flag.
+    IsError,
+    /// The text.
+    Text,
+    /// A substring the text must not contain.
+    MustNotContain,
+    /// Canary content appeared in an output.
+    Leak,
+    /// The memories folder after the steps.
+    Effect,
+    /// Something outside the memories folder changed.
+    Outside,
+}
+
+/// One check that did not hold.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    /// Kind of check.
+    pub check: Check,
+    /// Level it was graded at.
+    pub level: Level,
+    /// Rule it breaks.
+    pub rule: String,
+    /// Index of the step (0-based), when it is about one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<usize>,
+    /// One line saying what is wrong.
+    pub message: String,
+    /// What was expected, verbatim.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// What came back, verbatim.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actual: Option<String>,
+    /// The known dialect the text matched, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dialect: Option<String>,
+}
+
+/// Which part of a case a call belonged to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// A setup call.
+    Setup,
+    /// A step under test.
+    Step,
+}
+
+/// One call made during a case.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallRecord {
+    /// Setup or step.
+    pub phase: Phase,
+    /// The input sent.
+    pub input: Value,
+    /// What came back, if anything did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<ToolResult>,
+    /// How the backend broke, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Time spent waiting for the backend.
+    #[serde(with = "micros")]
+    pub backend_time: Duration,
+}
+
+/// The result of one case.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CaseResult {
+    /// Case id.
+    pub id: String,
+    /// Area (file) it comes from.
+    pub area: String,
+    /// Case title.
+    pub title: String,
+    /// The case's level.
+    pub level: Level,
+    /// Whether it is an attack case.
+    pub hostile: bool,
+    /// Rules the case checks.
+    pub rules: Vec<String>,
+    /// The outcome.
+    pub outcome: Outcome,
+    /// Why it was skipped, or how the backend or harness broke.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Checks that did not hold.
+    pub findings: Vec<Finding>,
+    /// Every call, in order.
+    pub calls: Vec<CallRecord>,
+    /// Whole case, harness included.
+    #[serde(with = "micros")]
+    pub duration: Duration,
+    /// Set when the outcome is accepted by a baseline entry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baselined: Option<String>,
+}
+
+impl CaseResult {
+    /// The outcome implied by the findings (used when nothing broke).
+    pub fn graded(findings: &[Finding], strict: bool) -> Outcome {
+        findings
+            .iter()
+            .map(|f| Outcome::for_level(f.level, strict))
+            .max()
+            .unwrap_or(Outcome::Pass)
+    }
+
+    /// Time spent waiting for the backend in this case.
+    pub fn backend_time(&self) -> Duration {
+        self.calls.iter().map(|c| c.backend_time).sum()
+    }
+}
+
+/// Durations as whole microseconds in JSON.
+mod micros {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(d.as_micros() as u64)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        Ok(Duration::from_micros(u64::deserialize(d)?))
+    }
+}

@@ -1,0 +1,249 @@
+//! Loading `cases/*.json` and linting them against the spec.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::case::{Case, CaseFile, Level, Matcher, TextExpectation};
+use super::matcher;
+use crate::spec::Spec;
+
+/// A case with where it came from and its effective level.
+#[derive(Debug, Clone)]
+pub struct LoadedCase {
+    /// File name within the cases folder.
+    pub file: String,
+    /// Area of the file.
+    pub area: String,
+    /// The case.
+    pub case: Case,
+    /// `case.level`, or the level of its first rule.
+    pub level: Level,
+}
+
+/// The whole suite, in file then case order.
+#[derive(Debug, Clone, Default)]
+pub struct Suite {
+    /// All cases.
+    pub cases: Vec<LoadedCase>,
+}
+
+/// One problem in the case files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LintProblem {
+    /// The file.
+    pub file: String,
+    /// The case id, when the problem is in one case.
+    pub case: Option<String>,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl fmt::Display for LintProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.case {
+            Some(case) => write!(f, "{}: case `{case}`: {}", self.file, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+/// Why the suite could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteError {
+    /// The cases folder could not be read.
+    #[error("cannot read the cases folder {path}: {source}")]
+    Read {
+        /// The folder or file.
+        path: PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// The case files have problems (see `memspec cases lint`).
+    #[error("the case files have {} problem(s); run `memspec cases lint` to see them all:\n{}", .0.len(), first_problems(.0))]
+    Invalid(Vec<LintProblem>),
+}
+
+fn first_problems(problems: &[LintProblem]) -> String {
+    problems
+        .iter()
+        .take(10)
+        .map(|p| format!("  {p}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Loads every `*.json` in `dir`, refusing the suite if any problem is found.
+pub fn load(dir: &Path, spec: &Spec) -> Result<Suite, SuiteError> {
+    let (suite, problems) = lint(dir, spec)?;
+    if problems.is_empty() {
+        Ok(suite)
+    } else {
+        Err(SuiteError::Invalid(problems))
+    }
+}
+
+/// Loads what can be loaded and lists every problem.
+pub fn lint(dir: &Path, spec: &Spec) -> Result<(Suite, Vec<LintProblem>), SuiteError> {
+    let read_err = |source| SuiteError::Read {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(read_err)?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|ext| ext == "json"))
+        .collect();
+    files.sort();
+    let mut suite = Suite::default();
+    let mut problems = Vec::new();
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    for path in files {
+        let file = path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let text = std::fs::read_to_string(&path).map_err(|source| SuiteError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        let parsed: CaseFile = match serde_json::from_str(&text) {
+            Ok(parsed) => parsed,
+            Err(e) => {
+                problems.push(LintProblem {
+                    file,
+                    case: None,
+                    message: format!("not a valid case file: {e}"),
+                });
+                continue;
+            }
+        };
+        if parsed.cases.is_empty() {
+            problems.push(LintProblem {
+                file: file.clone(),
+                case: None,
+                message: "the file has no cases".into(),
+            });
+        }
+        for case in parsed.cases {
+            let mut problem = |message: String| {
+                problems.push(LintProblem {
+                    file: file.clone(),
+                    case: Some(case.id.clone()),
+                    message,
+                });
+            };
+            if let Some(other) = seen.insert(case.id.clone(), file.clone()) {
+                problem(format!("duplicate id: also defined in {other}"));
+            }
+            for message in check_case(&case, &parsed.area, spec) {
+                problem(message);
+            }
+            let level = case
+                .level
+                .or_else(|| {
+                    case.rules
+                        .first()
+                        .and_then(|r| spec.get(r))
+                        .map(|r| r.level)
+                })
+                .unwrap_or(Level::Must);
+            suite.cases.push(LoadedCase {
+                file: file.clone(),
+                area: parsed.area.clone(),
+                case,
+                level,
+            });
+        }
+    }
+    Ok((suite, problems))
+}
+
+fn check_case(case: &Case, area: &str, spec: &Spec) -> Vec<String> {
+    let mut problems = Vec::new();
+    let valid_id = case
+        .id
+        .strip_prefix(area)
+        .and_then(|rest| rest.strip_prefix('.'))
+        .is_some_and(|slug| {
+            !slug.is_empty()
+                && slug
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "-._".contains(c))
+        });
+    if !valid_id {
+        problems.push(format!(
+            "id must be `{area}.` followed by a lowercase slug (a-z, 0-9, `-`, `.`, `_`)"
+        ));
+    }
+    if case.title.trim().is_empty() {
+        problems.push("title is empty".into());
+    }
+    if case.rules.is_empty() {
+        problems.push("no rules: name at least one rule id from spec/".into());
+    }
+    for rule in &case.rules {
+        if spec.get(rule).is_none() {
+            problems.push(format!(
+                "unknown rule id `{rule}` (see spec/rules.json and spec/decisions.json)"
+            ));
+        }
+    }
+    if case.steps.is_empty() {
+        problems.push("no steps".into());
+    }
+    for (i, input) in case.setup.iter().enumerate() {
+        if !input.is_object() {
+            problems.push(format!("setup call {} is not a JSON object", i + 1));
+        }
+    }
+    for (i, step) in case.steps.iter().enumerate() {
+        if step.is_error.is_none() && step.text.is_none() && step.must_not_contain.is_empty() {
+            problems.push(format!(
+                "step {} expects nothing (give is_error, text or must_not_contain)",
+                i + 1
+            ));
+        }
+        let expectations = step
+            .text
+            .iter()
+            .chain(step.dialects.iter().map(|d| &d.text));
+        for expected in expectations {
+            if let Err(e) = validate(expected) {
+                problems.push(format!("step {}: {e}", i + 1));
+            }
+        }
+    }
+    for fixture in &case.fixtures {
+        let p = Path::new(&fixture.path);
+        if p.is_absolute()
+            || p.components().any(|c| c == std::path::Component::ParentDir)
+            || fixture.path.is_empty()
+        {
+            problems.push(format!(
+                "fixture path {:?} must be relative and stay inside memories/",
+                fixture.path
+            ));
+        }
+    }
+    for effect in &case.effects {
+        if effect.path != "/memories" && !effect.path.starts_with("/memories/")
+            || effect.path.contains("/../")
+        {
+            problems.push(format!(
+                "effect path {:?} must be below /memories",
+                effect.path
+            ));
+        }
+    }
+    problems
+}
+
+fn validate(expected: &TextExpectation) -> Result<(), String> {
+    match expected {
+        TextExpectation::Exact(_) | TextExpectation::Matcher(Matcher::Prefix(_)) => Ok(()),
+        TextExpectation::Matcher(Matcher::Template(t)) => matcher::compile(t).map(drop),
+        TextExpectation::Matcher(Matcher::Listing { lines, .. }) => {
+            lines.iter().try_for_each(|l| matcher::compile(l).map(drop))
+        }
+    }
+}

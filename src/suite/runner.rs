@@ -1,0 +1,475 @@
+//! Running cases against a backend: selection, isolation, checks, parallelism.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::case::{Level, Step, TextExpectation};
+use super::grade::{CallRecord, CaseResult, Check, Finding, Outcome, Phase};
+use super::load::{LoadedCase, Suite};
+use super::matcher;
+use super::sandbox::Sandbox;
+use crate::backend::{Backend, BackendSpec};
+use crate::protocol::ToolResult;
+
+/// The rule cited when something outside the root changed or leaked.
+pub const CONFINEMENT_RULE: &str = "confinement.all-operations";
+/// The rule cited when `is_error` is wrong.
+pub const IS_ERROR_RULE: &str = "errors.is-error-flag";
+
+/// Which cases to run. Empty lists select everything.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// Id patterns; `*` matches any run of characters.
+    pub ids: Vec<String>,
+    /// Areas (file areas such as `create`).
+    pub areas: Vec<String>,
+    /// Rule ids; a case is selected when it names one.
+    pub rules: Vec<String>,
+    /// Levels.
+    pub levels: Vec<Level>,
+    /// Only attack cases.
+    pub hostile_only: bool,
+}
+
+impl Selection {
+    /// Whether `case` is selected.
+    pub fn selects(&self, case: &LoadedCase) -> bool {
+        (self.ids.is_empty() || self.ids.iter().any(|p| glob(p, &case.case.id)))
+            && (self.areas.is_empty() || self.areas.contains(&case.area))
+            && (self.rules.is_empty() || case.case.rules.iter().any(|r| self.rules.contains(r)))
+            && (self.levels.is_empty() || self.levels.contains(&case.level))
+            && (!self.hostile_only || case.case.hostile)
+    }
+
+    /// The selected cases, in suite order.
+    pub fn apply<'a>(&self, suite: &'a Suite) -> Vec<&'a LoadedCase> {
+        suite.cases.iter().filter(|c| self.selects(c)).collect()
+    }
+}
+
+/// `*` matches any run of characters; everything else is literal.
+pub fn glob(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == text;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !text.starts_with(first) || !text[first.len()..].ends_with(last) {
+        return false;
+    }
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for part in &parts[1..parts.len() - 1] {
+        match rest.find(part) {
+            Some(i) => rest = &rest[i + part.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// How to run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Cases run at once.
+    pub jobs: usize,
+    /// Per-call timeout.
+    pub timeout: Duration,
+    /// SHOULD misses fail.
+    pub strict: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            jobs: std::thread::available_parallelism().map_or(2, usize::from),
+            timeout: Duration::from_secs(10),
+            strict: false,
+        }
+    }
+}
+
+/// Runs `cases` against `backend`, `options.jobs` at a time; `progress` sees each result as it
+/// completes. Results come back in the order of `cases`.
+pub fn run(
+    cases: &[&LoadedCase],
+    backend: &BackendSpec,
+    options: &RunOptions,
+    progress: &(dyn Fn(&CaseResult) + Sync),
+) -> Vec<CaseResult> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; cases.len()]);
+    let workers = options.jobs.clamp(1, cases.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(case) = cases.get(i) else { break };
+                    let result = run_case(case, backend, options);
+                    progress(&result);
+                    if let Ok(mut slots) = results.lock() {
+                        slots[i] = Some(result);
+                    }
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// Runs one case in a fresh sandbox with a fresh backend.
+pub fn run_case(loaded: &LoadedCase, backend: &BackendSpec, options: &RunOptions) -> CaseResult {
+    let started = Instant::now();
+    let case = &loaded.case;
+    let mut result = CaseResult {
+        id: case.id.clone(),
+        area: loaded.area.clone(),
+        title: case.title.clone(),
+        level: loaded.level,
+        hostile: case.hostile,
+        rules: case.rules.clone(),
+        outcome: Outcome::Pass,
+        reason: None,
+        findings: Vec::new(),
+        calls: Vec::new(),
+        duration: Duration::ZERO,
+        baselined: None,
+    };
+    if !case.fixtures.is_empty() && !backend.runs_on_folder() {
+        result.outcome = Outcome::Skip;
+        result.reason = Some(
+            "needs filesystem fixtures, and the backend is declared as not storing its memories in the given folder"
+                .to_string(),
+        );
+        return result;
+    }
+    match execute(loaded, backend, options, &mut result) {
+        Ok(()) => result.outcome = CaseResult::graded(&result.findings, options.strict),
+        Err(reason) => {
+            result.outcome = Outcome::Error;
+            result.reason = Some(reason);
+        }
+    }
+    result.duration = started.elapsed();
+    result
+}
+
+/// Runs the case; `Err` is a broken backend or harness, with the reason.
+fn execute(
+    loaded: &LoadedCase,
+    backend_spec: &BackendSpec,
+    options: &RunOptions,
+    result: &mut CaseResult,
+) -> Result<(), String> {
+    let case = &loaded.case;
+    let sandbox = Sandbox::new().map_err(|e| format!("harness: cannot make a sandbox: {e}"))?;
+    for fixture in &case.fixtures {
+        sandbox
+            .apply(fixture)
+            .map_err(|e| format!("harness: cannot make fixture {:?}: {e}", fixture.path))?;
+    }
+    let outside_before = sandbox.outside();
+    let mut backend = backend_spec
+        .start(sandbox.base(), sandbox.memories(), options.timeout)
+        .map_err(|e| e.to_string())?;
+    let ran = run_calls(loaded, &sandbox, backend.as_mut(), options, result);
+    let stderr = backend.shutdown();
+    if let Err(reason) = ran {
+        return Err(match stderr {
+            Some(tail) if !reason.contains("stderr:") => {
+                format!("{reason}; stderr: {}", tail.trim())
+            }
+            _ => reason,
+        });
+    }
+    if backend_spec.runs_on_folder() {
+        for effect in &case.effects {
+            if let Err(found) = sandbox.check_effect(&effect.path, &effect.expect) {
+                result.findings.push(Finding {
+                    check: Check::Effect,
+                    level: effect.level.unwrap_or(loaded.level),
+                    rule: first_rule(loaded),
+                    step: None,
+                    message: format!(
+                        "after the steps, {} should be {}",
+                        effect.path,
+                        describe_effect(&effect.expect)
+                    ),
+                    expected: Some(describe_effect(&effect.expect)),
+                    actual: Some(found),
+                    dialect: None,
+                });
+            }
+        }
+    }
+    let outside_after = sandbox.outside();
+    if outside_before != outside_after {
+        result.findings.push(Finding {
+            check: Check::Outside,
+            level: Level::Must,
+            rule: CONFINEMENT_RULE.to_string(),
+            step: None,
+            message: "something outside the memories folder was created, changed or deleted"
+                .to_string(),
+            expected: Some(render_outside(&outside_before)),
+            actual: Some(render_outside(&outside_after)),
+            dialect: None,
+        });
+    }
+    Ok(())
+}
+
+fn run_calls(
+    loaded: &LoadedCase,
+    sandbox: &Sandbox,
+    backend: &mut dyn Backend,
+    _options: &RunOptions,
+    result: &mut CaseResult,
+) -> Result<(), String> {
+    for (i, input) in loaded.case.setup.iter().enumerate() {
+        let answer = call(backend, Phase::Setup, &expand_input(input, sandbox), result)?;
+        check_leak(sandbox, &answer, None, result);
+        if answer.is_error {
+            result.findings.push(Finding {
+                check: Check::Setup,
+                level: loaded.level,
+                rule: first_rule(loaded),
+                step: None,
+                message: format!(
+                    "setup call {} returned an error, so the case could not be checked",
+                    i + 1
+                ),
+                expected: Some("a successful result".to_string()),
+                actual: Some(answer.text),
+                dialect: None,
+            });
+            return Ok(());
+        }
+    }
+    for (i, step) in loaded.case.steps.iter().enumerate() {
+        let answer = call(
+            backend,
+            Phase::Step,
+            &expand_input(&step.input, sandbox),
+            result,
+        )?;
+        check_leak(sandbox, &answer, Some(i), result);
+        check_step(loaded, step, i, &answer, result)?;
+    }
+    Ok(())
+}
+
+fn call(
+    backend: &mut dyn Backend,
+    phase: Phase,
+    input: &Value,
+    result: &mut CaseResult,
+) -> Result<ToolResult, String> {
+    let started = Instant::now();
+    let answer = backend.call(input);
+    let backend_time = started.elapsed();
+    let (answer, error) = match answer {
+        Ok(answer) => (Some(answer), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
+    result.calls.push(CallRecord {
+        phase,
+        input: input.clone(),
+        result: answer.clone(),
+        error: error.clone(),
+        backend_time,
+    });
+    match (answer, error) {
+        (Some(answer), _) => Ok(answer),
+        (None, error) => Err(error.unwrap_or_default()),
+    }
+}
+
+/// Replaces `{{base}}` in the input's strings with the sandbox's absolute path.
+fn expand_input(input: &Value, sandbox: &Sandbox) -> Value {
+    match input {
+        Value::String(s) if s.contains("{{base}}") => {
+            Value::String(s.replace("{{base}}", &sandbox.base().to_string_lossy()))
+        }
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|v| expand_input(v, sandbox)).collect())
+        }
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), expand_input(v, sandbox)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn check_leak(
+    sandbox: &Sandbox,
+    answer: &ToolResult,
+    step: Option<usize>,
+    result: &mut CaseResult,
+) {
+    if answer.text.contains(sandbox.secret()) {
+        result.findings.push(Finding {
+            check: Check::Leak,
+            level: Level::Must,
+            rule: CONFINEMENT_RULE.to_string(),
+            step,
+            message: "the output contains the content of a canary file outside the memories folder"
+                .to_string(),
+            expected: None,
+            actual: Some(answer.text.clone()),
+            dialect: None,
+        });
+    }
+}
+
+fn check_step(
+    loaded: &LoadedCase,
+    step: &Step,
+    index: usize,
+    answer: &ToolResult,
+    result: &mut CaseResult,
+) -> Result<(), String> {
+    let case_level = loaded.level;
+    if let Some(expected) = step.is_error {
+        if answer.is_error != expected {
+            let default = if case_level == Level::Info {
+                Level::Info
+            } else {
+                Level::Must
+            };
+            result.findings.push(Finding {
+                check: Check::IsError,
+                level: step.is_error_level.unwrap_or(default),
+                rule: if case_level == Level::Info {
+                    first_rule(loaded)
+                } else {
+                    IS_ERROR_RULE.to_string()
+                },
+                step: Some(index),
+                message: format!(
+                    "is_error should be {expected}, the backend said {}",
+                    answer.is_error
+                ),
+                expected: Some(expected.to_string()),
+                actual: Some(answer.is_error.to_string()),
+                dialect: None,
+            });
+        }
+    }
+    for forbidden in &step.must_not_contain {
+        if answer.text.contains(forbidden.as_str()) {
+            result.findings.push(Finding {
+                check: Check::MustNotContain,
+                level: Level::Must,
+                rule: first_rule(loaded),
+                step: Some(index),
+                message: format!("the output must not contain {forbidden:?}"),
+                expected: None,
+                actual: Some(answer.text.clone()),
+                dialect: None,
+            });
+        }
+    }
+    let Some(expected) = &step.text else {
+        return Ok(());
+    };
+    if matcher::matches(expected, &answer.text).map_err(|e| format!("harness: {e}"))? {
+        return Ok(());
+    }
+    let level = step.text_level.unwrap_or(case_level.min(Level::Should));
+    let dialect = known_dialect(step, expected, &answer.text)?;
+    result.findings.push(Finding {
+        check: Check::Text,
+        level,
+        rule: first_rule(loaded),
+        step: Some(index),
+        message: match &dialect {
+            Some(name) => format!("the text is the known `{name}` dialect, not the spec's"),
+            None => "the text differs from the expected one".to_string(),
+        },
+        expected: Some(matcher::describe(expected)),
+        actual: Some(answer.text.clone()),
+        dialect,
+    });
+    Ok(())
+}
+
+/// Names the dialect `actual` is written in: one of the step's own, or a plain `Error: `
+/// prefix added or missing (the official SDKs' runners differ exactly there).
+fn known_dialect(
+    step: &Step,
+    expected: &TextExpectation,
+    actual: &str,
+) -> Result<Option<String>, String> {
+    for dialect in &step.dialects {
+        if matcher::matches(&dialect.text, actual).map_err(|e| format!("harness: {e}"))? {
+            return Ok(Some(dialect.name.clone()));
+        }
+    }
+    if let TextExpectation::Exact(text) = expected {
+        if text.strip_prefix("Error: ") == Some(actual) {
+            return Ok(Some("error-prefix-missing".to_string()));
+        }
+        if actual.strip_prefix("Error: ") == Some(text.as_str()) {
+            return Ok(Some("error-prefix-added".to_string()));
+        }
+    }
+    Ok(None)
+}
+
+fn first_rule(loaded: &LoadedCase) -> String {
+    loaded.case.rules.first().cloned().unwrap_or_default()
+}
+
+fn describe_effect(expect: &super::case::EffectKind) -> String {
+    use super::case::EffectKind;
+    match expect {
+        EffectKind::FileText(text) => format!("a file containing {text:?}"),
+        EffectKind::File(_) => "a file".to_string(),
+        EffectKind::Dir(_) => "a folder".to_string(),
+        EffectKind::Absent(_) => "nothing".to_string(),
+        EffectKind::Symlink(target) => format!("a symbolic link to {target}"),
+    }
+}
+
+fn render_outside(
+    seen: &std::collections::BTreeMap<std::path::PathBuf, super::sandbox::Seen>,
+) -> String {
+    use super::sandbox::Seen;
+    seen.iter()
+        .map(|(path, what)| {
+            let what = match what {
+                Seen::File(bytes) => format!("file, {} bytes", bytes.len()),
+                Seen::Dir => "folder".to_string(),
+                Seen::Link(target) => format!("link to {}", target.display()),
+                Seen::Other => "special file".to_string(),
+            };
+            format!("{}: {what}", path.display())
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glob;
+
+    #[test]
+    fn globs() {
+        assert!(glob("paths.*", "paths.dotdot.view"));
+        assert!(glob("*.view", "paths.dotdot.view"));
+        assert!(glob("*dotdot*", "paths.dotdot.view"));
+        assert!(!glob("create.*", "paths.dotdot.view"));
+        assert!(glob("exact", "exact"));
+    }
+}
