@@ -1,0 +1,446 @@
+#!/usr/bin/env node
+// memspec backend-protocol v1 adapter for TypeScript/JavaScript memory-tool backends.
+//
+// Drives a `betaMemoryTool(...)` runnable tool, a plain object of memory handlers
+// (view/create/str_replace/insert/delete/rename), or a factory producing either, over memspec's
+// JSON Lines protocol on stdin/stdout:
+//
+//   harness -> adapter  {"id": 1, "input": {"command": "view", "path": "/memories"}}
+//   adapter -> harness  {"id": 1, "content": "...", "is_error": false}
+//   harness -> adapter  {"id": 2, "control": "reset"}   -> {"id": 2, "ok": true}
+//   harness -> adapter  {"id": 3, "control": "hello"}   -> {"id": 3, "ok": true, "protocol": 1, ...}
+//
+// Every tool call goes through the SDK's own `runRunnableTool` (the function BetaToolRunner
+// calls), so `content` / `is_error` are exactly what the TS tool runner puts in the tool_result.
+//
+// Usage:
+//   node memspec-adapter.mjs TARGET --base {base}          (or --memories {memories})
+//   TARGET = path/to/module.{js,mjs,cjs}[:exportName]  |  anthropic-local-fs
+//
+// No dependencies besides @anthropic-ai/sdk (pinned in package.json); without any SDK in reach it
+// falls back to a faithful copy of the runner's error mapping.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+
+const PROTOCOL_VERSION = 1;
+const ADAPTER_NAME = 'memspec-node-adapter';
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const COMMANDS = ['view', 'create', 'str_replace', 'insert', 'delete', 'rename'];
+// MEMSPEC_ADAPTER_DEBUG=1 logs the stack of every error a tool throws (the TS runner logs nothing).
+const DEBUG = !!process.env.MEMSPEC_ADAPTER_DEBUG;
+
+// --- stdio discipline --------------------------------------------------------------------------
+// fd 1 carries protocol lines only. Anything the backend prints with console.log or
+// process.stdout.write goes to stderr instead.
+const log = (msg) => {
+  try {
+    fs.writeSync(2, `memspec-adapter: ${msg}\n`);
+  } catch {}
+};
+function takeStdout() {
+  process.stdout.write = function (chunk, encoding, cb) {
+    return process.stderr.write(chunk, encoding, cb);
+  };
+}
+
+function encodeReply(reply) {
+  try {
+    const text = JSON.stringify(reply);
+    if (text !== undefined) return text;
+  } catch (e) {
+    // e.g. a BigInt or a cycle in returned content: the real runner could not send it either.
+    return JSON.stringify({ id: reply.id ?? null, error: `backend returned content that cannot be sent: ${e.message}` });
+  }
+  return JSON.stringify({ id: null, error: 'reply cannot be encoded' });
+}
+
+function writeProtocolLine(reply) {
+  const buf = Buffer.from(encodeReply(reply) + '\n', 'utf8');
+  let off = 0;
+  while (off < buf.length) {
+    try {
+      off += fs.writeSync(1, buf, off, buf.length - off);
+    } catch (e) {
+      if (e.code === 'EAGAIN') continue; // non-blocking pipe full: retry
+      if (e.code === 'EPIPE') process.exit(0); // the harness went away
+      throw e;
+    }
+  }
+}
+
+
+class StartupError extends Error {}
+
+// --- arguments ---------------------------------------------------------------------------------
+function parseArgs(argv) {
+  const usage =
+    'usage: node memspec-adapter.mjs TARGET (--base BASE | --memories MEMORIES)\n' +
+    '  TARGET: path/to/module.js[:exportName] | anthropic-local-fs\n' +
+    "  example: memspec check --backend 'node adapters/node/memspec-adapter.mjs ./my-memory.mjs:handlers --base {base}'";
+  const args = { target: undefined, base: undefined, memories: undefined };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const eq = a.indexOf('=');
+    const [flag, inline] = a.startsWith('--') && eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
+    if (flag === '--help' || flag === '-h') {
+      process.stderr.write(usage + '\n');
+      process.exit(0);
+    } else if (flag === '--base' || flag === '--memories') {
+      const value = inline ?? argv[++i];
+      if (value === undefined) throw new StartupError(`${flag} needs a value\n${usage}`);
+      args[flag.slice(2)] = value;
+    } else if (a.startsWith('--')) {
+      throw new StartupError(`unknown option ${a}\n${usage}`);
+    } else if (args.target === undefined) {
+      args.target = a;
+    } else {
+      throw new StartupError(`unexpected argument ${a}\n${usage}`);
+    }
+  }
+  if (!args.target) throw new StartupError(`missing TARGET\n${usage}`);
+  let base = args.base || process.env.MEMSPEC_BASE || undefined;
+  let memories = args.memories || process.env.MEMSPEC_MEMORIES || undefined;
+  for (const v of [base, memories]) {
+    if (v && v.includes('{') && v.includes('}')) log(`warning: path ${JSON.stringify(v)} still holds a placeholder`);
+  }
+  if (!base && !memories) throw new StartupError('give --base (or --memories), or set MEMSPEC_BASE / MEMSPEC_MEMORIES');
+  if (base && !memories) memories = path.join(base, 'memories');
+  if (memories && !base) base = path.dirname(path.resolve(memories));
+  return { target: args.target, base: path.resolve(base), memories: path.resolve(memories) };
+}
+
+// --- the SDK pieces: from the backend's own SDK when it has one ----------------------------------
+// The runner's mapping relies on `e instanceof ToolError`; a backend's ToolError comes from the
+// copy of @anthropic-ai/sdk *it* resolves, so that copy is preferred over the adapter's own.
+
+function findSdkDir(fromFile) {
+  let entry;
+  try {
+    entry = createRequire(fromFile).resolve('@anthropic-ai/sdk');
+  } catch {
+    return undefined;
+  }
+  for (let dir = path.dirname(entry); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const pj = path.join(dir, 'package.json');
+    try {
+      const meta = JSON.parse(fs.readFileSync(pj, 'utf8'));
+      if (meta.name === '@anthropic-ai/sdk') return { dir, version: meta.version };
+    } catch {}
+  }
+  return undefined;
+}
+
+async function importIfExists(file) {
+  if (!fs.existsSync(file)) return undefined;
+  return import(pathToFileURL(file).href);
+}
+
+// Faithful copies of @anthropic-ai/sdk 1.12.0, used only when no SDK with these files is in reach.
+class FallbackToolError extends Error {
+  constructor(content) {
+    super(
+      typeof content === 'string' ? content : (
+        content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join(' ')
+      ),
+    );
+    this.name = 'ToolError';
+    this.content = content;
+  }
+}
+const fallback = {
+  // src/lib/tools/BetaRunnableTool.ts runRunnableTool + toolErrorContent, and
+  // src/lib/internal/toolsets/sanitize.ts thrownErrorText.
+  async runRunnableTool(tool, rawInput, context) {
+    try {
+      const input = tool.parse ? tool.parse(rawInput) : rawInput;
+      const content = await tool.run(input, context);
+      return { content, isError: false };
+    } catch (e) {
+      const content =
+        e instanceof FallbackToolError || isForeignToolError(e) ? e.content
+        : `Error: ${e instanceof Error ? e.message : String(e)}`;
+      return { content, isError: true };
+    }
+  },
+  ToolError: FallbackToolError,
+  // src/helpers/beta/memory.ts betaMemoryTool
+  betaMemoryTool(handlers, extraProps) {
+    return {
+      ...extraProps,
+      type: 'memory_20250818',
+      name: 'memory',
+      parse: (content) => content,
+      run: (args) => {
+        const handler = handlers[args.command];
+        if (!handler) throw new Error(`${args.command} not implemented`);
+        return handler.bind(handlers)(args);
+      },
+    };
+  },
+};
+
+function isForeignToolError(e) {
+  // A ToolError from another copy of the SDK (ESM vs CJS build, or a second install).
+  return e instanceof Error && e.name === 'ToolError' && 'content' in e;
+}
+
+async function loadSdk(fromFile) {
+  const candidates = [];
+  const own = fromFile && findSdkDir(fromFile);
+  if (own) candidates.push({ ...own, from: 'backend' });
+  const mine = findSdkDir(path.join(HERE, 'memspec-adapter.mjs'));
+  if (mine && (!own || mine.dir !== own.dir)) candidates.push({ ...mine, from: 'adapter' });
+  for (const c of candidates) {
+    try {
+      const runner = await importIfExists(path.join(c.dir, 'lib/tools/BetaRunnableTool.mjs'));
+      const toolError = await importIfExists(path.join(c.dir, 'lib/tools/ToolError.mjs'));
+      const memory = await importIfExists(path.join(c.dir, 'helpers/beta/memory.mjs'));
+      if (runner?.runRunnableTool && toolError?.ToolError && memory?.betaMemoryTool) {
+        return {
+          runRunnableTool: runner.runRunnableTool,
+          ToolError: toolError.ToolError,
+          betaMemoryTool: memory.betaMemoryTool,
+          version: c.version,
+          dir: c.dir,
+          helpersFrom: `@anthropic-ai/sdk ${c.version} runRunnableTool (${c.from}'s copy)`,
+        };
+      }
+      log(`@anthropic-ai/sdk ${c.version} at ${c.dir} has no runRunnableTool; trying the next`);
+    } catch (e) {
+      log(`cannot load @anthropic-ai/sdk from ${c.dir}: ${e?.message ?? e}`);
+    }
+  }
+  return {
+    ...fallback,
+    version: own?.version ?? null,
+    dir: null,
+    helpersFrom: "adapter copy of @anthropic-ai/sdk 1.12.0's runRunnableTool",
+  };
+}
+
+// --- the target --------------------------------------------------------------------------------
+const isClass = (fn) => typeof fn === 'function' && /^class[\s{]/.test(Function.prototype.toString.call(fn));
+const isRunnable = (o) => o != null && typeof o === 'object' && typeof o.run === 'function';
+const isHandlers = (o) => o != null && typeof o === 'object' && COMMANDS.some((c) => typeof o[c] === 'function');
+
+function splitTarget(target) {
+  // Split on the last ':' unless what follows looks like part of a path (a Windows drive letter).
+  const i = target.lastIndexOf(':');
+  if (i > 1 && !/[\\/]/.test(target.slice(i + 1))) return [target.slice(0, i), target.slice(i + 1)];
+  return [target, undefined];
+}
+
+async function loadTarget(target, paths) {
+  if (target === 'anthropic-local-fs') {
+    const sdk = await loadSdk(undefined);
+    if (!sdk.dir) throw new StartupError('anthropic-local-fs needs @anthropic-ai/sdk: run .ci/install-sdks (npm ci in adapters/node)');
+    const node = await import(pathToFileURL(path.join(sdk.dir, 'tools/memory/node.mjs')).href);
+    const build = async () => sdk.betaMemoryTool(await node.BetaLocalFilesystemMemoryTool.init(paths.base));
+    return { sdk, display: '@anthropic-ai/sdk/tools/memory/node:BetaLocalFilesystemMemoryTool', build, filesystemOnly: true };
+  }
+
+  const [file, exportName] = splitTarget(target);
+  const abs = path.resolve(file);
+  if (!fs.existsSync(abs)) throw new StartupError(`no such file: ${abs}`);
+  const sdk = await loadSdk(abs);
+  const ns = await import(pathToFileURL(abs).href);
+  const name = exportName ?? 'default';
+  // A CommonJS module's exports may only be reachable through `default`.
+  let value = name in ns ? ns[name] : ns.default?.[name];
+  if (value === undefined && !exportName && ns.default === undefined) {
+    const found = Object.entries(ns).filter(([, v]) => isRunnable(v) || isHandlers(v) || typeof v === 'function');
+    if (found.length === 1) value = found[0][1];
+  }
+  if (value === undefined) {
+    throw new StartupError(`${file} has no export ${JSON.stringify(name)} (exports: ${Object.keys(ns).join(', ') || 'none'})`);
+  }
+  const display = `${file}:${name}`;
+
+  // Turn whatever the export is into a runnable tool, the way the SDK would run it.
+  const toRunnable = (v) => {
+    if (isRunnable(v)) return v;
+    if (isHandlers(v)) return sdk.betaMemoryTool(v);
+    throw new StartupError(`${display} is not a runnable tool (no run()) nor an object of memory handlers`);
+  };
+  if (isRunnable(value) || isHandlers(value)) {
+    // A ready-made object: its state cannot be rebuilt on reset.
+    return { sdk, display, tool: toRunnable(value), build: undefined, filesystemOnly: false };
+  }
+  let build;
+  if (isClass(value)) {
+    // The SDK's own class convention: static async init(basePath), else new Cls(basePath).
+    build = async () =>
+      toRunnable(typeof value.init === 'function' ? await value.init(paths.base) : new value(paths.base));
+  } else if (typeof value === 'function') {
+    build = async () => toRunnable(await value({ base: paths.base, memories: paths.memories }));
+  } else {
+    throw new StartupError(`${display} is a ${typeof value}, not a tool, handlers object, class or factory`);
+  }
+  return { sdk, display, build, filesystemOnly: false };
+}
+
+// Wrap run() so a ToolError from another copy of the SDK is seen as the runner's own ToolError.
+function normaliseToolErrors(tool, ToolError) {
+  return {
+    ...tool,
+    run: async (args, context) => {
+      try {
+        return await tool.run(args, context);
+      } catch (e) {
+        if (DEBUG && !(e instanceof ToolError) && !isForeignToolError(e)) log(`tool threw: ${e?.stack ?? e}`);
+        if (!(e instanceof ToolError) && isForeignToolError(e)) throw new ToolError(e.content);
+        throw e;
+      }
+    },
+  };
+}
+
+// --- reset -------------------------------------------------------------------------------------
+async function wipeFolderContents(folder) {
+  let st;
+  try {
+    st = await fs.promises.lstat(folder);
+  } catch (e) {
+    if (e.code === 'ENOENT') {
+      await fs.promises.mkdir(folder, { recursive: true, mode: 0o700 });
+      return;
+    }
+    throw e;
+  }
+  if (!st.isDirectory()) throw new Error(`${folder} is not a directory`);
+  for (const name of await fs.promises.readdir(folder)) {
+    // fs.rm works on lstat: a symlink is removed, never followed.
+    await fs.promises.rm(path.join(folder, name), { recursive: true, force: true });
+  }
+}
+
+// --- protocol ----------------------------------------------------------------------------------
+async function main() {
+  takeStdout();
+  // A backend's stray async failure must not end the session.
+  process.on('uncaughtException', (e) => log(`uncaught exception (ignored): ${e?.stack ?? e}`));
+  process.on('unhandledRejection', (e) => log(`unhandled rejection (ignored): ${e?.stack ?? e}`));
+  let paths, loaded;
+  try {
+    paths = parseArgs(process.argv.slice(2));
+    loaded = await loadTarget(paths.target, paths);
+    if (loaded.filesystemOnly && path.normalize(paths.memories) !== path.join(paths.base, 'memories')) {
+      throw new StartupError(`${paths.target} always uses <base>/memories; ${paths.memories} is not ${paths.base}/memories`);
+    }
+  } catch (e) {
+    log(`cannot start: ${e instanceof StartupError ? e.message : e?.stack ?? e}`);
+    process.exit(2);
+  }
+  const { sdk, display } = loaded;
+  let tool;
+  try {
+    tool = normaliseToolErrors(loaded.tool ?? (await loaded.build()), sdk.ToolError);
+  } catch (e) {
+    log(`cannot start: building ${display} failed: ${e instanceof StartupError ? e.message : e?.stack ?? e}`);
+    process.exit(2);
+  }
+  log(`serving ${display} on ${paths.memories}; runner helpers: ${sdk.helpersFrom}`);
+
+  let toolUseCounter = 0;
+  async function callTool(id, input) {
+    // The context BetaToolRunner passes; the memory tool ignores it.
+    const toolUse = { type: 'tool_use', id: `toolu_memspec_${++toolUseCounter}`, name: tool.name ?? 'memory', input };
+    const outcome = await sdk.runRunnableTool(tool, input, { toolUse, toolUseBlock: toolUse, signal: undefined });
+    // BetaToolRunner sends `content: outcome.content` unchanged; `undefined` (no content) is sent as null here.
+    return { id, content: outcome.content === undefined ? null : outcome.content, is_error: outcome.isError };
+  }
+
+  async function control(id, what) {
+    if (what === 'hello') {
+      return {
+        id,
+        ok: true,
+        protocol: PROTOCOL_VERSION,
+        backend: display,
+        sdk: sdk.version ?? null,
+        adapter: ADAPTER_NAME,
+        target: paths.target,
+        runner_helpers: sdk.helpersFrom,
+        language: `node ${process.version}`,
+      };
+    }
+    if (what === 'reset') {
+      try {
+        await wipeFolderContents(paths.memories);
+        if (loaded.build && !loaded.filesystemOnly) {
+          tool = normaliseToolErrors(await loaded.build(), sdk.ToolError); // fresh in-memory state
+        } else if (!loaded.build) {
+          log(`reset: ${display} is a ready-made object; only the folder was wiped`);
+        }
+        return { id, ok: true };
+      } catch (e) {
+        log(`reset failed: ${e?.stack ?? e}`);
+        return { id, ok: false, error: `reset failed: ${e?.message ?? e}` };
+      }
+    }
+    return { id, ok: false, error: `unknown control ${JSON.stringify(what)}` };
+  }
+
+  async function handleLine(line) {
+    if (!line.trim()) return undefined;
+    let msg;
+    try {
+      msg = JSON.parse(line);
+    } catch (e) {
+      return { id: null, error: `request is not JSON: ${e.message}` };
+    }
+    if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) {
+      return { id: null, error: 'request is not a JSON object' };
+    }
+    const id = msg.id ?? null;
+    if ('control' in msg) return control(id, msg.control);
+    if ('input' in msg) return callTool(id, msg.input);
+    return { id, error: 'request has neither `input` nor `control`' };
+  }
+
+  // Serve lines strictly in order: one request, one reply.
+  const decoder = new TextDecoder('utf-8');
+  let pending = '';
+  let chain = Promise.resolve();
+  const enqueue = (line) => {
+    chain = chain.then(async () => {
+      let reply;
+      try {
+        reply = await handleLine(line);
+      } catch (e) {
+        log(`internal error: ${e?.stack ?? e}`);
+        reply = { id: null, error: `adapter internal error: ${e?.message ?? e}` };
+      }
+      if (reply !== undefined) writeProtocolLine(reply);
+    });
+  };
+  process.stdin.on('data', (chunk) => {
+    pending += decoder.decode(chunk, { stream: true });
+    let nl;
+    while ((nl = pending.indexOf('\n')) >= 0) {
+      enqueue(pending.slice(0, nl));
+      pending = pending.slice(nl + 1);
+    }
+  });
+  process.stdin.on('end', () => {
+    pending += decoder.decode();
+    if (pending) enqueue(pending);
+    // Exit once every reply is out, even if the backend keeps timers or sockets open.
+    chain.then(() => process.exit(0));
+  });
+}
+
+// Exported for runner-oracle.mjs, which loads targets the same way.
+export { parseArgs, loadTarget, normaliseToolErrors, StartupError };
+
+const invokedDirectly = (() => {
+  try {
+    return fs.realpathSync(process.argv[1] ?? '') === fs.realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+})();
+if (invokedDirectly) main();

@@ -1,0 +1,622 @@
+#!/usr/bin/env python3
+"""memspec backend-protocol v1 adapter for Python memory-tool backends.
+
+Drives any Python implementation of Claude's memory tool (``memory_20250818``), most often a
+subclass of ``anthropic.lib.tools.BetaAbstractMemoryTool`` / ``BetaAsyncAbstractMemoryTool``,
+over memspec's JSON Lines protocol on stdin/stdout:
+
+    harness -> adapter  {"id": 1, "input": {"command": "view", "path": "/memories"}}
+    adapter -> harness  {"id": 1, "content": "...", "is_error": false}
+    harness -> adapter  {"id": 2, "control": "reset"}      -> {"id": 2, "ok": true}
+    harness -> adapter  {"id": 3, "control": "hello"}      -> {"id": 3, "ok": true, "protocol": 1, ...}
+
+Each reply carries exactly the ``content`` and ``is_error`` that the SDK's own tool runner
+(``BetaToolRunner._run_tool`` in anthropic 2.12.0) would put in the ``tool_result`` block, so what
+memspec grades is what the model would read.
+
+Usage:
+    python3 memspec_adapter.py TARGET --base {base}        (or --memories {memories})
+
+TARGET is ``module:Attr``, ``path/to/file.py:Attr`` (``:Attr`` may be omitted for a file that
+defines exactly one memory-tool class), or a built-in shortcut: ``anthropic-local-fs`` /
+``anthropic-local-fs-async`` (the SDK's BetaLocalFilesystemMemoryTool / BetaAsync... on <base>).
+
+Standard library only: the target imports ``anthropic`` itself; this file imports it lazily, and
+works (with faithful copies of the runner's helpers) when it is absent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import importlib.util
+import inspect
+import json
+import os
+import re
+import shutil
+import stat
+import sys
+import traceback
+from typing import Any, Callable, Optional
+
+PROTOCOL_VERSION = 1
+ADAPTER_NAME = "memspec-python-adapter"
+
+BUILTINS = {
+    "anthropic-local-fs": ("anthropic.tools", "BetaLocalFilesystemMemoryTool"),
+    "anthropic-local-fs-async": ("anthropic.tools", "BetaAsyncLocalFilesystemMemoryTool"),
+}
+
+# Keyword arguments a class or factory may ask for, by name.
+FACTORY_KWARGS = ("base", "base_path", "memories")
+
+
+def log(msg: str) -> None:
+    """Diagnostics go to stderr; stdout carries protocol lines only."""
+    try:
+        sys.stderr.write(f"memspec-adapter: {msg}\n")
+        sys.stderr.flush()
+    except Exception:
+        pass
+
+
+def _format_exc(exc: BaseException) -> str:
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)).rstrip()
+
+
+class StartupError(Exception):
+    """The target could not be loaded or built: reported on stderr, exit status 2."""
+
+
+# ---------------------------------------------------------------------------------------------
+# What the SDK's runner does with a tool's outcome.
+#
+# anthropic 2.12.0, lib/tools/_beta_runner.py, BetaToolRunner._run_tool:
+#
+#     try:
+#         return {"type": "tool_result", "tool_use_id": tool_use.id,
+#                 "content": tool_result_content(tool.call(tool_use.input))}
+#     except ToolError as exc:
+#         return {..., "content": tool_error_content(exc), "is_error": True}
+#     except Exception as exc:
+#         log.exception(f"Error occurred while calling tool: {tool.name}", exc_info=exc)
+#         return {..., "content": tool_error_content(exc), "is_error": True}
+#
+# (the async runner is the same with `await tool.call(...)`). The two helpers live in
+# lib/tools/_tool_dispatch.py; we call them when the installed SDK has them and otherwise use the
+# copies below, which follow 2.12.0 line for line.
+# ---------------------------------------------------------------------------------------------
+
+FIELD_MAX = 4096  # anthropic lib/tools/_toolsets/_sanitize.py: FIELD_MAX
+_LONE_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+def _well_formed(text: str) -> str:
+    # _sanitize.well_formed: an unpaired surrogate cannot be sent, so it becomes U+FFFD.
+    return _LONE_SURROGATE_RE.sub("\ufffd", text)
+
+
+def _fallback_tool_result_content(content: Any) -> Any:
+    # _tool_dispatch.tool_result_content: None stays None (the runner sends `content: null`),
+    # a string and the text of text blocks are made well formed, nothing is cut or dropped.
+    if content is None:
+        return None
+    if isinstance(content, str):
+        return _well_formed(content)
+    blocks = list(content)  # a non-iterable result raises TypeError, as in the SDK
+    for i, block in enumerate(blocks):
+        if isinstance(block, dict) and block.get("type") == "text":
+            text = block.get("text")
+            if isinstance(text, str) and (fixed := _well_formed(text)) != text:
+                blocks[i] = {**block, "text": fixed}
+    return blocks
+
+
+def _is_tool_error(exc: BaseException) -> bool:
+    tool_error = _sdk().tool_error_class
+    if tool_error is not None:
+        return isinstance(exc, tool_error)
+    # No SDK importable: a backend's own ToolError stand-in is recognised by name and `.content`.
+    return any(c.__name__ == "ToolError" for c in type(exc).__mro__) and hasattr(exc, "content")
+
+
+def _fallback_tool_error_content(exc: BaseException) -> Any:
+    # _tool_dispatch.tool_error_content: a ToolError's own content, made well formed, never cut
+    # and never prefixed; anything else is `repr(exc)`, well formed, cut to FIELD_MAX characters
+    # (_sanitize.error_text).
+    if _is_tool_error(exc):
+        return _fallback_tool_result_content(getattr(exc, "content"))
+    return _well_formed(repr(exc))[:FIELD_MAX]
+
+
+class _Sdk:
+    """The parts of the installed `anthropic` package the adapter uses, looked up once, lazily."""
+
+    def __init__(self) -> None:
+        self.version: Optional[str] = None
+        self.tool_error_class: Optional[type] = None
+        self.tool_result_content: Callable[[Any], Any] = _fallback_tool_result_content
+        self.tool_error_content: Callable[[BaseException], Any] = _fallback_tool_error_content
+        self.helpers_from = "adapter copy of anthropic 2.12.0 runner helpers"
+        self.sync_base: Optional[type] = None
+        self.async_base: Optional[type] = None
+        self.local_fs_classes: tuple = ()
+        try:
+            from importlib.metadata import version
+
+            self.version = version("anthropic")
+        except Exception:
+            self.version = None
+        try:
+            from anthropic.lib.tools import ToolError  # type: ignore
+
+            self.tool_error_class = ToolError
+        except Exception:
+            pass
+        try:
+            from anthropic.lib.tools import BetaAbstractMemoryTool, BetaAsyncAbstractMemoryTool  # type: ignore
+
+            self.sync_base, self.async_base = BetaAbstractMemoryTool, BetaAsyncAbstractMemoryTool
+        except Exception:
+            pass
+        try:
+            from anthropic.tools import (  # type: ignore
+                BetaLocalFilesystemMemoryTool,
+                BetaAsyncLocalFilesystemMemoryTool,
+            )
+
+            self.local_fs_classes = (BetaLocalFilesystemMemoryTool, BetaAsyncLocalFilesystemMemoryTool)
+        except Exception:
+            pass
+        try:
+            # Private module: present in 2.12.0; older releases inlined the same logic in the runner.
+            from anthropic.lib.tools._tool_dispatch import (  # type: ignore
+                tool_error_content,
+                tool_result_content,
+            )
+
+            self.tool_result_content = tool_result_content
+            self.tool_error_content = tool_error_content
+            self.helpers_from = "anthropic.lib.tools._tool_dispatch"
+        except Exception:
+            pass
+
+
+_SDK: Optional[_Sdk] = None
+
+
+def _sdk() -> _Sdk:
+    global _SDK
+    if _SDK is None:
+        _SDK = _Sdk()
+    return _SDK
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading the target
+# ---------------------------------------------------------------------------------------------
+
+
+def _import_file(path: str) -> Any:
+    path = os.path.abspath(path)
+    if not os.path.isfile(path):
+        raise StartupError(f"no such file: {path}")
+    # Let the backend import its siblings, as `python3 path/to/file.py` would.
+    sys.path.insert(0, os.path.dirname(path))
+    stem = os.path.splitext(os.path.basename(path))[0]
+    name = stem if stem.isidentifier() and stem not in sys.modules else f"memspec_target_{abs(hash(path))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise StartupError(f"cannot import {path} as Python")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses, pickling and typing need the module registered
+    spec.loader.exec_module(module)
+    return module
+
+
+def _looks_like_file(spec: str) -> bool:
+    return spec.endswith(".py") or os.sep in spec or "/" in spec
+
+
+def _find_single_tool_class(module: Any) -> tuple[str, Any]:
+    """For a TARGET without `:Attr`: the one memory-tool class the module itself defines."""
+    sdk = _sdk()
+    bases = tuple(b for b in (sdk.sync_base, sdk.async_base) if b is not None)
+    found = []
+    for name, obj in vars(module).items():
+        if (
+            inspect.isclass(obj)
+            and obj.__module__ == module.__name__
+            and bases
+            and issubclass(obj, bases)
+            and not inspect.isabstract(obj)
+        ):
+            found.append((name, obj))
+    if len(found) != 1:
+        names = ", ".join(n for n, _ in found) or "none"
+        raise StartupError(
+            f"{module.__name__}: name the backend as FILE:Attr (memory-tool classes defined here: {names})"
+        )
+    return found[0]
+
+
+def load_target(target: str) -> tuple[Any, str]:
+    """Returns (object named by TARGET, its display name)."""
+    if target in BUILTINS:
+        module_name, attr = BUILTINS[target]
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise StartupError(
+                f"{target} needs the `anthropic` package ({exc}); run .ci/install-sdks and use "
+                ".ci/.venv/bin/python, or `pip install anthropic==2.12.0`"
+            ) from exc
+        return getattr(module, attr), f"{module_name}:{attr}"
+
+    module_spec, sep, attr = target.rpartition(":")
+    if not sep or (len(module_spec) == 1 and module_spec.isalpha()):  # no ':' (or just a drive letter)
+        module_spec, attr = target, ""
+    if not module_spec:
+        raise StartupError(f"bad TARGET {target!r}: expected module:Attr or path/to/file.py:Attr")
+
+    if _looks_like_file(module_spec):
+        module = _import_file(module_spec)
+    else:
+        module = importlib.import_module(module_spec)
+
+    if not attr:
+        attr, obj = _find_single_tool_class(module)
+        return obj, f"{module_spec}:{attr}"
+    obj = module
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise StartupError(f"{module_spec} has no attribute {attr!r}") from None
+    return obj, f"{module_spec}:{attr}"
+
+
+def _is_tool_instance(obj: Any) -> bool:
+    sdk = _sdk()
+    bases = tuple(b for b in (sdk.sync_base, sdk.async_base) if b is not None)
+    if bases and isinstance(obj, bases):
+        return True
+    # Duck typing: any non-class object with a `call(input)` method.
+    return not inspect.isclass(obj) and callable(getattr(obj, "call", None))
+
+
+def _factory_kwargs(fn: Any, paths: dict[str, str]) -> dict[str, str]:
+    """The keyword arguments among base/base_path/memories that `fn` (a class or callable) names."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return {}
+    kwargs = {}
+    for name in FACTORY_KWARGS:
+        p = params.get(name)
+        if p is not None and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            kwargs[name] = paths[name]
+    missing = [
+        n
+        for n, p in params.items()
+        if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and n not in kwargs
+    ]
+    if missing:
+        raise StartupError(
+            f"{getattr(fn, '__qualname__', fn)!s} requires argument(s) {', '.join(missing)}; the adapter can "
+            f"pass only {', '.join(FACTORY_KWARGS)} (wrap it in a factory function)"
+        )
+    return kwargs
+
+
+class Backend:
+    """The tool, how to (re)build it, and how to call it."""
+
+    def __init__(self, target: str, base: str, memories: str) -> None:
+        self.target = target
+        self.base = base
+        self.memories = memories
+        self.loop = asyncio.new_event_loop()  # one persistent loop for every async call
+        obj, self.display = load_target(target)
+        self.factory: Optional[Any] = None
+        if _is_tool_instance(obj):
+            self.tool = obj
+        elif callable(obj):
+            self.factory = obj
+            self.tool = self._build()
+        else:
+            raise StartupError(f"{self.display} is neither a memory tool, a class nor a factory")
+        if not callable(getattr(self.tool, "call", None)):
+            raise StartupError(f"{self.display} produced {type(self.tool).__name__}, which has no call(input)")
+        sdk = _sdk()
+        call = getattr(self.tool, "call")
+        self.is_async = bool(
+            (sdk.async_base is not None and isinstance(self.tool, sdk.async_base))
+            or inspect.iscoroutinefunction(call)
+        )
+
+    def _build(self) -> Any:
+        paths = {"base": self.base, "base_path": self.base, "memories": self.memories}
+        tool = self.factory(**_factory_kwargs(self.factory, paths))
+        if inspect.isawaitable(tool):  # async factory
+            tool = self.loop.run_until_complete(_await(tool))
+        return tool
+
+    @property
+    def class_name(self) -> str:
+        t = type(self.tool)
+        return f"{t.__module__}:{t.__qualname__}"
+
+    def call(self, tool_input: Any) -> Any:
+        """tool.call(input) as the runner makes it: sync tools directly, async ones awaited."""
+        if self.is_async:
+            return self.loop.run_until_complete(_call_async(self.tool, tool_input))
+        result = self.tool.call(tool_input)
+        if inspect.isawaitable(result):  # a sync-looking tool that returned a coroutine anyway
+            result = self.loop.run_until_complete(_await(result))
+        return result
+
+    def reset(self) -> None:
+        """Empty the memories folder and the backend's own state; the folder itself stays."""
+        wipe_folder_contents(self.memories)
+        sdk = _sdk()
+        if sdk.local_fs_classes and isinstance(self.tool, sdk.local_fs_classes):
+            return  # its state is the folder (its clear_all_memory would remove the folder itself)
+        cleared = False
+        clear = getattr(self.tool, "clear_all_memory", None)
+        if callable(clear):
+            try:
+                result = clear()
+                if inspect.isawaitable(result):
+                    self.loop.run_until_complete(_await(result))
+                cleared = True
+            except NotImplementedError:  # the SDK base class's default
+                pass
+        if not cleared and self.factory is not None:
+            self.tool = self._build()  # fresh state for a backend that keeps it in memory
+        elif not cleared:
+            log(f"reset: {self.display} has no clear_all_memory() and is not rebuildable; only the folder was wiped")
+
+
+async def _await(awaitable: Any) -> Any:
+    return await awaitable
+
+
+async def _call_async(tool: Any, tool_input: Any) -> Any:
+    result = tool.call(tool_input)
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+def wipe_folder_contents(folder: str) -> None:
+    """Delete everything inside `folder` without following symlinks; create it if missing."""
+    try:
+        st = os.lstat(folder)
+    except FileNotFoundError:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        return
+    if not stat.S_ISDIR(st.st_mode):
+        raise OSError(f"{folder} is not a directory")
+    with os.scandir(folder) as it:
+        entries = list(it)
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            # rmtree never follows symlinks below the top (and refuses a symlink at the top).
+            shutil.rmtree(entry.path)
+        else:
+            os.unlink(entry.path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Protocol
+# ---------------------------------------------------------------------------------------------
+
+
+def tool_reply(backend: Backend, req_id: Any, tool_input: Any) -> dict:
+    sdk = _sdk()
+    try:
+        # Conversion sits inside the try, as in the runner: a result that is neither a string nor
+        # a list (say, an int) fails in tool_result_content and is reported as that TypeError.
+        content = sdk.tool_result_content(backend.call(tool_input))
+        return {"id": req_id, "content": content, "is_error": False}
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: B036 - the runner catches Exception; we also survive SystemExit & co.
+        if not _is_tool_error(exc):
+            # The runner's log.exception(...): a traceback for the developer, on stderr.
+            log(f"error occurred while calling tool {backend.display}:\n" + _format_exc(exc))
+        return {"id": req_id, "content": sdk.tool_error_content(exc), "is_error": True}
+
+
+def control_reply(backend: Backend, req_id: Any, control: Any) -> dict:
+    if control == "hello":
+        return {
+            "id": req_id,
+            "ok": True,
+            "protocol": PROTOCOL_VERSION,
+            "backend": backend.class_name,
+            "sdk": _sdk().version,
+            "adapter": ADAPTER_NAME,
+            "target": backend.target,
+            "async": backend.is_async,
+            "runner_helpers": _sdk().helpers_from,
+            "language": f"python {sys.version.split()[0]}",
+        }
+    if control == "reset":
+        try:
+            backend.reset()
+            return {"id": req_id, "ok": True}
+        except Exception as exc:
+            log("reset failed:\n" + _format_exc(exc))
+            return {"id": req_id, "ok": False, "error": _well_formed(f"reset failed: {exc!r}")}
+    return {"id": req_id, "ok": False, "error": _well_formed(f"unknown control {control!r}")}
+
+
+def handle_line(backend: Backend, line: str) -> Optional[dict]:
+    if not line.strip():
+        return None
+    try:
+        msg = json.loads(line)
+    except ValueError as exc:
+        return {"id": None, "error": f"request is not JSON: {exc}"}
+    if not isinstance(msg, dict):
+        return {"id": None, "error": "request is not a JSON object"}
+    req_id = msg.get("id")
+    if "control" in msg:
+        return control_reply(backend, req_id, msg["control"])
+    if "input" in msg:
+        return tool_reply(backend, req_id, msg["input"])
+    return {"id": req_id, "error": "request has neither `input` nor `control`"}
+
+
+def _jsonable(obj: Any) -> Any:
+    """json.dumps default=: content blocks returned as SDK models are sent as the SDK would send them."""
+    for name in ("to_dict", "model_dump"):
+        fn = getattr(obj, name, None)
+        if callable(fn):
+            return fn()
+    if isinstance(obj, (tuple, set, frozenset)):
+        return list(obj)
+    raise TypeError(f"{type(obj).__name__} is not JSON serialisable")
+
+
+def encode_reply(reply: dict) -> bytes:
+    try:
+        text = json.dumps(reply, ensure_ascii=False, default=_jsonable)
+        return (text + "\n").encode("utf-8")  # fails on a lone surrogate outside sanitised content
+    except (TypeError, ValueError, UnicodeEncodeError) as exc:
+        # The real runner would fail when sending such a result; report it as a broken reply.
+        log(f"reply for id {reply.get('id')!r} cannot be encoded: {exc!r}")
+        safe = {"id": reply.get("id"), "error": _well_formed(f"backend returned content that cannot be sent: {exc!r}")}
+        try:
+            json.dumps(safe["id"])
+        except (TypeError, ValueError):
+            safe["id"] = None
+        return (json.dumps(safe, ensure_ascii=True) + "\n").encode("ascii")
+
+
+def _take_stdio() -> tuple[Any, Any]:
+    """Keep private copies of fds 0/1 for the protocol; point the real ones at /dev/null / stderr,
+    so a backend that prints (even from C code or a child process) cannot corrupt the stream."""
+    proto_in = os.fdopen(os.dup(0), "rb", buffering=0)
+    proto_out = os.fdopen(os.dup(1), "wb", buffering=0)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return proto_in, proto_out
+
+
+def _read_lines(stream: Any):
+    """Lines from a raw binary stream, without read-ahead buffering surprises."""
+    buf = b""
+    while True:
+        chunk = stream.read(65536)
+        if not chunk:
+            break
+        buf += chunk
+        while True:
+            nl = buf.find(b"\n")
+            if nl < 0:
+                break
+            line, buf = buf[:nl], buf[nl + 1 :]
+            yield line
+    if buf:
+        yield buf
+
+
+def _write_all(stream: Any, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = stream.write(view)
+        view = view[n or 0 :]
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="memspec_adapter.py",
+        description="Serve a Python memory-tool backend over memspec's backend protocol v1 (JSON Lines on stdio).",
+        epilog="Example: memspec check --backend 'python3 adapters/python/memspec_adapter.py "
+        "my_backend.py:MyMemoryTool --base {base}'",
+    )
+    p.add_argument(
+        "target",
+        metavar="TARGET",
+        help="module:Attr | path/to/file.py[:Attr] | " + " | ".join(BUILTINS),
+    )
+    p.add_argument("--base", help="folder whose memories/ is /memories (env MEMSPEC_BASE)")
+    p.add_argument("--memories", help="the folder /memories maps to (env MEMSPEC_MEMORIES)")
+    return p.parse_args(argv)
+
+
+def resolve_paths(args: argparse.Namespace) -> tuple[str, str]:
+    base = args.base or os.environ.get("MEMSPEC_BASE") or None
+    memories = args.memories or os.environ.get("MEMSPEC_MEMORIES") or None
+    for value in (base, memories):
+        if value and "{" in value and "}" in value:
+            log(f"warning: path {value!r} still holds a placeholder; run through memspec or substitute it")
+    if not base and not memories:
+        raise StartupError("give --base (or --memories), or set MEMSPEC_BASE / MEMSPEC_MEMORIES")
+    if base and not memories:
+        memories = os.path.join(base, "memories")
+    elif memories and not base:
+        base = os.path.dirname(os.path.abspath(memories))
+    return os.path.abspath(base), os.path.abspath(memories)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    proto_in, proto_out = _take_stdio()
+    # A script's own folder is sys.path[0]; module targets are looked up from the working
+    # directory instead, as `python -m` would.
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    sys.path.insert(0, os.getcwd())
+    try:
+        base, memories = resolve_paths(args)
+        if args.target in BUILTINS and os.path.normpath(memories) != os.path.join(base, "memories"):
+            raise StartupError(f"{args.target} always uses <base>/memories; {memories} is not {base}/memories")
+        backend = Backend(args.target, base, memories)
+    except StartupError as exc:
+        log(f"cannot start: {exc}")
+        return 2
+    except BaseException as exc:
+        if isinstance(exc, KeyboardInterrupt):
+            return 130
+        log("cannot start: loading the backend raised:\n" + _format_exc(exc))
+        return 2
+
+    sdk = _sdk()
+    log(
+        f"serving {backend.display} ({backend.class_name}, {'async' if backend.is_async else 'sync'}) on {memories}; "
+        f"anthropic {sdk.version or 'not installed'}; runner helpers: {sdk.helpers_from}"
+    )
+    try:
+        for raw in _read_lines(proto_in):
+            try:
+                reply = handle_line(backend, raw.decode("utf-8", errors="replace"))
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # a bug here must not take the session down
+                log("internal error:\n" + _format_exc(exc))
+                reply = {"id": None, "error": f"adapter internal error: {exc!r}"}
+            if reply is not None:
+                _write_all(proto_out, encode_reply(reply))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0  # the harness went away
+    finally:
+        try:
+            backend.loop.close()
+        except Exception:
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
