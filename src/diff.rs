@@ -103,7 +103,9 @@ pub fn diff(expected: &str, actual: &str) -> Vec<DiffLine> {
                 }
             }
             lines.push(DiffLine { tag, spans });
-            if !ends_with_newline && change.missing_newline() && tag != LineTag::Same {
+            // Only worth a line when the two texts disagree about the final newline.
+            let newline_differs = expected.ends_with('\n') != actual.ends_with('\n');
+            if newline_differs && !ends_with_newline && change.missing_newline() && tag != LineTag::Same {
                 lines.push(DiffLine {
                     tag,
                     spans: vec![Span {

@@ -18,6 +18,9 @@ pub use stdio::Stdio;
 pub trait Backend: Send {
     /// Sends one tool input and waits for the result.
     fn call(&mut self, input: &Value) -> Result<ToolResult, BackendError>;
+    /// Asks the backend to forget every memory (`{"control": "reset"}`), so that one process can
+    /// serve many cases. `Ok(false)` means the backend does not support it.
+    fn reset(&mut self) -> Result<bool, BackendError>;
     /// Stops the backend; returns the tail of what it wrote to stderr, if anything.
     fn shutdown(&mut self) -> Option<String>;
 }

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::wire::{self, Reply, Request};
+use super::wire::{self, Request};
 use super::{Backend, BackendError};
 use crate::protocol::ToolResult;
 
@@ -201,41 +201,36 @@ fn shorten(line: &[u8]) -> String {
 
 /// Decodes one reply line for request `id`.
 pub fn parse_reply(line: &[u8], id: u64) -> Result<ToolResult, BackendError> {
-    let garbage = |detail: String| BackendError::Garbage {
-        detail,
-        line: shorten(line),
+    let garbage = |detail: String| BackendError::Garbage { detail, line: shorten(line) };
+    let reply: Value = serde_json::from_slice(line)
+        .map_err(|e| garbage(format!("not JSON ({e})")))?;
+    let Value::Object(reply) = reply else {
+        return Err(garbage("a reply must be a JSON object".to_string()));
     };
-    let reply: Reply = serde_json::from_slice(line)
-        .map_err(|e| garbage(format!("not a JSON reply object ({e})")))?;
-    if reply.id != Value::from(id) {
-        return Err(BackendError::WrongId {
-            expected: id,
-            got: reply.id.to_string(),
-        });
+    let got = reply.get("id").cloned().unwrap_or(Value::Null);
+    if got != Value::from(id) {
+        return Err(BackendError::WrongId { expected: id, got: got.to_string() });
     }
-    let content = reply
-        .content
-        .ok_or_else(|| garbage("the reply has no `content`".to_string()))?;
-    let text = wire::content_text(&content).map_err(garbage)?;
-    Ok(ToolResult {
-        text,
-        is_error: reply.is_error.unwrap_or(false),
-    })
+    // The SDK runners send `content: null` for a tool that returned nothing: Claude sees an
+    // empty result, so that is what is graded. A reply without the field at all is garbage.
+    let text = match reply.get("content") {
+        None => return Err(garbage("the reply has no `content`".to_string())),
+        Some(Value::Null) => String::new(),
+        Some(content) => wire::content_text(content).map_err(garbage)?,
+    };
+    let is_error = match reply.get("is_error") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(flag)) => *flag,
+        Some(other) => return Err(garbage(format!("`is_error` must be a boolean, got {other}"))),
+    };
+    Ok(ToolResult { text, is_error })
 }
 
-impl Backend for Stdio {
-    fn call(&mut self, input: &Value) -> Result<ToolResult, BackendError> {
-        let id = self.next_id;
-        self.next_id += 1;
-        let request = Request {
-            id,
-            input: Some(input.clone()),
-            control: None,
-        };
-        let mut line = serde_json::to_vec(&request).map_err(|e| BackendError::Send {
-            reason: e.to_string(),
-            stderr: String::new(),
-        })?;
+impl Stdio {
+    /// Sends one request line and waits for its reply line.
+    fn exchange(&mut self, request: &Request) -> Result<Vec<u8>, BackendError> {
+        let mut line = serde_json::to_vec(request)
+            .map_err(|e| BackendError::Send { reason: e.to_string(), stderr: String::new() })?;
         line.push(b'\n');
         let sent = match self.stdin.as_mut() {
             Some(stdin) => stdin.write_all(&line).and_then(|()| stdin.flush()),
@@ -243,13 +238,10 @@ impl Backend for Stdio {
         };
         if let Err(e) = sent {
             // A closed pipe usually means the process is gone: report it as a crash if so.
-            if let Ok(Some(_)) = self.child.try_wait() {
+            if self.child.wait_timeout_ms(200).is_some() {
                 return Err(self.crashed());
             }
-            return Err(BackendError::Send {
-                reason: e.to_string(),
-                stderr: self.stderr_text(),
-            });
+            return Err(BackendError::Send { reason: e.to_string(), stderr: self.stderr_text() });
         }
         let reply = match self.lines.recv_timeout(self.timeout) {
             Ok(Ok(reply)) => reply,
@@ -259,13 +251,10 @@ impl Backend for Stdio {
             }
             Err(RecvTimeoutError::Timeout) => {
                 self.kill();
-                return Err(BackendError::Timeout {
-                    after: self.timeout,
-                });
+                return Err(BackendError::Timeout { after: self.timeout });
             }
             Err(RecvTimeoutError::Disconnected) => return Err(self.crashed()),
         };
-        let result = parse_reply(&reply, id);
         // One request, one line: anything already waiting behind the reply is a flood.
         if let Ok(extra) = self.lines.try_recv() {
             let extra = match extra {
@@ -273,11 +262,37 @@ impl Backend for Stdio {
                 Err(detail) => detail,
             };
             self.kill();
-            return Err(BackendError::Flood {
-                detail: format!("an extra line after the reply: {extra}"),
-            });
+            return Err(BackendError::Flood { detail: format!("an extra line after the reply: {extra}") });
         }
-        result
+        Ok(reply)
+    }
+
+    fn next_id(&mut self) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+}
+
+impl Backend for Stdio {
+    fn call(&mut self, input: &Value) -> Result<ToolResult, BackendError> {
+        let id = self.next_id();
+        let reply = self.exchange(&Request { id, input: Some(input.clone()), control: None })?;
+        parse_reply(&reply, id)
+    }
+
+    fn reset(&mut self) -> Result<bool, BackendError> {
+        let id = self.next_id();
+        let reply = self.exchange(&Request { id, input: None, control: Some("reset".to_string()) })?;
+        let value: Value = serde_json::from_slice(&reply).map_err(|e| BackendError::Garbage {
+            detail: format!("not a JSON reply to `reset` ({e})"),
+            line: shorten(&reply),
+        })?;
+        if value.get("id") != Some(&Value::from(id)) {
+            return Err(BackendError::WrongId { expected: id, got: value.get("id").map_or("none".into(), Value::to_string) });
+        }
+        // A backend without the control answers anything but `ok: true`; that is a "no".
+        Ok(value.get("ok") == Some(&Value::Bool(true)))
     }
 
     fn shutdown(&mut self) -> Option<String> {

@@ -102,17 +102,22 @@ pub fn run(
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; cases.len()]);
     let workers = options.jobs.clamp(1, cases.len().max(1));
+    let reuse = Reuse::default();
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
+                let mut session = None;
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(case) = cases.get(i) else { break };
-                    let result = run_case(case, backend, options);
+                    let result = run_case_in(case, backend, options, &mut session, &reuse);
                     progress(&result);
                     if let Ok(mut slots) = results.lock() {
                         slots[i] = Some(result);
                     }
+                }
+                if let Some(mut session) = session {
+                    session.backend.shutdown();
                 }
             });
         }
@@ -125,8 +130,33 @@ pub fn run(
         .collect()
 }
 
+/// A backend process kept across cases, with the sandbox it was started on.
+pub struct Session {
+    sandbox: Sandbox,
+    backend: Box<dyn Backend>,
+}
+
+/// Whether backends of this run support the `reset` control, learnt once for all workers.
+/// Probing starts at a worker's second case; one "no" (or a broken answer) ends reuse for good,
+/// so a backend without the control costs one extra process, never a wrong verdict.
+#[derive(Debug, Default)]
+pub struct Reuse {
+    unsupported: std::sync::atomic::AtomicBool,
+}
+
 /// Runs one case in a fresh sandbox with a fresh backend.
 pub fn run_case(loaded: &LoadedCase, backend: &BackendSpec, options: &RunOptions) -> CaseResult {
+    run_case_in(loaded, backend, options, &mut None, &Reuse::default())
+}
+
+/// Runs one case, reusing `session` when the backend supports `reset`.
+pub fn run_case_in(
+    loaded: &LoadedCase,
+    backend: &BackendSpec,
+    options: &RunOptions,
+    session: &mut Option<Session>,
+    reuse: &Reuse,
+) -> CaseResult {
     let started = Instant::now();
     let case = &loaded.case;
     let mut result = CaseResult {
@@ -151,7 +181,7 @@ pub fn run_case(loaded: &LoadedCase, backend: &BackendSpec, options: &RunOptions
         );
         return result;
     }
-    match execute(loaded, backend, options, &mut result) {
+    match execute(loaded, backend, options, session, reuse, &mut result) {
         Ok(()) => result.outcome = CaseResult::graded(&result.findings, options.strict),
         Err(reason) => {
             result.outcome = Outcome::Error;
@@ -162,34 +192,62 @@ pub fn run_case(loaded: &LoadedCase, backend: &BackendSpec, options: &RunOptions
     result
 }
 
+/// Takes the worker's session if the backend could be reset, else starts a fresh one.
+fn open_session(
+    backend_spec: &BackendSpec,
+    options: &RunOptions,
+    session: &mut Option<Session>,
+    reuse: &Reuse,
+) -> Result<Session, String> {
+    if let Some(mut used) = session.take() {
+        if !reuse.unsupported.load(Ordering::Relaxed) {
+            match used.backend.reset() {
+                Ok(true) => {
+                    used.sandbox
+                        .restore()
+                        .map_err(|e| format!("harness: cannot restore the sandbox: {e}"))?;
+                    return Ok(used);
+                }
+                Ok(false) | Err(_) => reuse.unsupported.store(true, Ordering::Relaxed),
+            }
+        }
+        used.backend.shutdown();
+    }
+    let sandbox = Sandbox::new().map_err(|e| format!("harness: cannot make a sandbox: {e}"))?;
+    let backend = backend_spec
+        .start(sandbox.base(), sandbox.memories(), options.timeout)
+        .map_err(|e| e.to_string())?;
+    Ok(Session { sandbox, backend })
+}
+
 /// Runs the case; `Err` is a broken backend or harness, with the reason.
 fn execute(
     loaded: &LoadedCase,
     backend_spec: &BackendSpec,
     options: &RunOptions,
+    session_slot: &mut Option<Session>,
+    reuse: &Reuse,
     result: &mut CaseResult,
 ) -> Result<(), String> {
     let case = &loaded.case;
-    let sandbox = Sandbox::new().map_err(|e| format!("harness: cannot make a sandbox: {e}"))?;
+    let mut session = open_session(backend_spec, options, session_slot, reuse)?;
     for fixture in &case.fixtures {
-        sandbox
+        session
+            .sandbox
             .apply(fixture)
             .map_err(|e| format!("harness: cannot make fixture {:?}: {e}", fixture.path))?;
     }
-    let outside_before = sandbox.outside();
-    let mut backend = backend_spec
-        .start(sandbox.base(), sandbox.memories(), options.timeout)
-        .map_err(|e| e.to_string())?;
-    let ran = run_calls(loaded, &sandbox, backend.as_mut(), options, result);
-    let stderr = backend.shutdown();
+    let outside_before = session.sandbox.outside();
+    let ran = run_calls(loaded, &session.sandbox, session.backend.as_mut(), options, result);
     if let Err(reason) = ran {
+        // A broken backend is never reused.
+        let stderr = session.backend.shutdown();
         return Err(match stderr {
-            Some(tail) if !reason.contains("stderr:") => {
-                format!("{reason}; stderr: {}", tail.trim())
-            }
+            Some(tail) if !reason.contains("stderr:") => format!("{reason}; stderr: {}", tail.trim()),
             _ => reason,
         });
     }
+    let sandbox = &session.sandbox;
     if backend_spec.runs_on_folder() {
         for effect in &case.effects {
             if let Err(found) = sandbox.check_effect(&effect.path, &effect.expect) {
@@ -223,6 +281,11 @@ fn execute(
             actual: Some(render_outside(&outside_after)),
             dialect: None,
         });
+    }
+    if reuse.unsupported.load(Ordering::Relaxed) {
+        session.backend.shutdown();
+    } else {
+        *session_slot = Some(session);
     }
     Ok(())
 }

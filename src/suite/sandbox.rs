@@ -45,22 +45,32 @@ impl Sandbox {
         let memories = base.join("memories");
         fs::create_dir(&memories)?;
         let secret = unique_secret();
-        fs::write(base.join("canary.txt"), format!("{secret} canary\n"))?;
-        fs::create_dir(base.join("outside"))?;
-        fs::write(
-            base.join("outside/secret.txt"),
-            format!("{secret} outside\n"),
-        )?;
-        fs::create_dir(base.join("memoriesX"))?;
-        fs::write(
-            base.join("memoriesX/canary.txt"),
-            format!("{secret} sibling\n"),
-        )?;
+        plant_canaries(base, &secret)?;
         Ok(Sandbox {
             dir,
             memories,
             secret,
         })
+    }
+
+    /// Brings a used sandbox back to its fresh state for the next case: `memories/` emptied
+    /// (links removed, never followed), everything else replaced by fresh canaries.
+    pub fn restore(&self) -> io::Result<()> {
+        for dir in [self.base(), self.memories()] {
+            for entry in fs::read_dir(dir)? {
+                let entry = entry?;
+                let path = entry.path();
+                if path == self.memories {
+                    continue;
+                }
+                if entry.file_type()?.is_dir() {
+                    fs::remove_dir_all(&path)?;
+                } else {
+                    fs::remove_file(&path)?;
+                }
+            }
+        }
+        plant_canaries(self.base(), &self.secret)
     }
 
     /// The folder holding `memories/` and the canaries.
@@ -227,6 +237,14 @@ fn walk(dir: &Path, base: &Path, skip: &Path, seen: &mut BTreeMap<PathBuf, Seen>
             seen.insert(relative, Seen::Other);
         }
     }
+}
+
+fn plant_canaries(base: &Path, secret: &str) -> io::Result<()> {
+    fs::write(base.join("canary.txt"), format!("{secret} canary\n"))?;
+    fs::create_dir(base.join("outside"))?;
+    fs::write(base.join("outside/secret.txt"), format!("{secret} outside\n"))?;
+    fs::create_dir(base.join("memoriesX"))?;
+    fs::write(base.join("memoriesX/canary.txt"), format!("{secret} sibling\n"))
 }
 
 fn decode_hex(hex: &str) -> io::Result<Vec<u8>> {
