@@ -62,6 +62,9 @@ enum Command {
         #[command(flatten)]
         dirs: Dirs,
     },
+    /// Run the suite against several backends and show the cases by backends, with the steps
+    /// on which they disagree (the reference is always the first column).
+    Matrix(MatrixArgs),
     /// Work with the spec's rules.
     Spec {
         #[command(subcommand)]
@@ -69,6 +72,39 @@ enum Command {
         #[command(flatten)]
         dirs: Dirs,
     },
+}
+
+#[derive(Debug, clap::Args)]
+struct MatrixArgs {
+    /// A backend as `NAME=COMMAND` (protocol v1, `{memories}`/`{base}` substituted); repeatable.
+    #[arg(long = "backend", value_name = "NAME=COMMAND", required = true)]
+    backends: Vec<String>,
+    /// Run only cases whose id matches (`*` wildcard); repeatable.
+    #[arg(long = "case", value_name = "PATTERN")]
+    cases_selected: Vec<String>,
+    /// Run only cases of this area; repeatable.
+    #[arg(long)]
+    area: Vec<String>,
+    /// Cases run in parallel [default: number of CPUs].
+    #[arg(short, long)]
+    jobs: Option<usize>,
+    /// Per-call timeout in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    timeout: f64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = MatrixFormat::Markdown)]
+    format: MatrixFormat,
+    /// Write to this file instead of stdout.
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    dirs: Dirs,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum MatrixFormat {
+    Markdown,
+    Json,
 }
 
 #[derive(Debug, Subcommand)]
@@ -192,6 +228,7 @@ fn main() -> ExitCode {
             json,
         } => call(&input, &memories, json),
         Command::Cases { action, dirs } => cases(&action, &dirs),
+        Command::Matrix(args) => matrix(&args),
         Command::Spec {
             action: SpecAction::Coverage,
             dirs,
@@ -310,6 +347,73 @@ fn run_check(args: &CheckArgs) -> ExitCode {
         Verdict::Conformant => ExitCode::SUCCESS,
         Verdict::NotConformant => ExitCode::from(EXIT_NOT_CONFORMANT),
         Verdict::BackendBroke => ExitCode::from(EXIT_BACKEND_BROKE),
+    }
+}
+
+fn matrix(args: &MatrixArgs) -> ExitCode {
+    let (spec_dir, cases_dir) = args.dirs.resolve();
+    let loaded = match check::load(&spec_dir, &cases_dir) {
+        Ok(loaded) => loaded,
+        Err(e) => return fail(EXIT_USAGE, &e),
+    };
+    let Ok(timeout) = Duration::try_from_secs_f64(args.timeout) else {
+        return fail(
+            EXIT_USAGE,
+            &"--timeout must be a positive number of seconds",
+        );
+    };
+    let mut named = vec![("reference".to_string(), BackendSpec::Reference)];
+    for arg in &args.backends {
+        let Some((name, command)) = arg
+            .split_once('=')
+            .filter(|(n, _)| !n.is_empty() && !n.contains(' '))
+        else {
+            return fail(
+                EXIT_USAGE,
+                &format!("--backend {arg:?}: write NAME=COMMAND"),
+            );
+        };
+        named.push((name.to_string(), BackendSpec::command(command, None)));
+    }
+    let mut columns = Vec::new();
+    for (name, backend) in named {
+        eprintln!("memspec: running the suite against {name}");
+        let config = CheckConfig {
+            spec_dir: spec_dir.clone(),
+            cases_dir: cases_dir.clone(),
+            backend,
+            selection: Selection {
+                ids: args.cases_selected.clone(),
+                areas: args.area.clone(),
+                ..Selection::default()
+            },
+            options: RunOptions {
+                jobs: args.jobs.unwrap_or(RunOptions::default().jobs).max(1),
+                timeout,
+                strict: false,
+            },
+            baseline: None,
+        };
+        match check::check(&config, &loaded, None, &|_| {}, &|_| {}) {
+            Ok(report) => columns.push(report::matrix::Column {
+                name,
+                results: report.results,
+            }),
+            Err(e) => return fail(EXIT_USAGE, &e),
+        }
+    }
+    let matrix = report::matrix::Matrix::build(&columns);
+    let text = match args.format {
+        MatrixFormat::Markdown => matrix.markdown(),
+        MatrixFormat::Json => matrix.json(),
+    };
+    let written = match &args.output {
+        Some(path) => std::fs::write(path, text),
+        None => io::stdout().lock().write_all(text.as_bytes()),
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(EXIT_INTERNAL, &format!("cannot write the matrix: {e}")),
     }
 }
 

@@ -2,6 +2,7 @@
 
 pub mod formats;
 pub mod human;
+pub mod matrix;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -1,0 +1,223 @@
+//! The conformance matrix: cases by backends, and the cases on which backends disagree.
+//!
+//! A disagreement is a step where the backends (the reference included) did not all answer
+//! the same text and flag. Where independent implementations split, the spec is often silent
+//! or ambiguous there: those rows are where to look first.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use crate::protocol::ToolResult;
+use crate::suite::grade::{CaseResult, Outcome, Phase};
+
+/// Results of one backend, named.
+#[derive(Debug, Clone)]
+pub struct Column {
+    /// Short name shown in the header.
+    pub name: String,
+    /// Its results, one per selected case, in suite order.
+    pub results: Vec<CaseResult>,
+}
+
+/// The matrix of outcomes.
+#[derive(Debug, Clone, Serialize)]
+pub struct Matrix {
+    /// Backend names, in column order (the reference first when present).
+    pub backends: Vec<String>,
+    /// One row per case.
+    pub rows: Vec<Row>,
+    /// Steps on which backends answered differently.
+    pub disagreements: Vec<Disagreement>,
+}
+
+/// One case across backends.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    /// Case id.
+    pub case: String,
+    /// The case's level.
+    pub level: String,
+    /// Outcome per backend, in column order.
+    pub outcomes: Vec<Outcome>,
+}
+
+/// A step on which the answers split.
+#[derive(Debug, Clone, Serialize)]
+pub struct Disagreement {
+    /// Case id.
+    pub case: String,
+    /// Step index (0-based).
+    pub step: usize,
+    /// The input of that step.
+    pub input: serde_json::Value,
+    /// Groups of backends (by column index) that gave the same answer, largest first.
+    pub groups: Vec<Vec<usize>>,
+    /// Whether the reference stands alone against every other backend.
+    pub reference_alone: bool,
+}
+
+impl Matrix {
+    /// Builds the matrix from columns whose results cover the same cases in the same order.
+    pub fn build(columns: &[Column]) -> Matrix {
+        let backends = columns.iter().map(|c| c.name.clone()).collect();
+        let Some(first) = columns.first() else {
+            return Matrix {
+                backends,
+                rows: Vec::new(),
+                disagreements: Vec::new(),
+            };
+        };
+        let mut rows = Vec::new();
+        let mut disagreements = Vec::new();
+        for (i, result) in first.results.iter().enumerate() {
+            let per_backend: Vec<Option<&CaseResult>> =
+                columns.iter().map(|c| c.results.get(i)).collect();
+            rows.push(Row {
+                case: result.id.clone(),
+                level: result.level.as_str().to_string(),
+                outcomes: per_backend
+                    .iter()
+                    .map(|r| r.map_or(Outcome::Skip, |r| r.outcome))
+                    .collect(),
+            });
+            let steps = result
+                .calls
+                .iter()
+                .filter(|c| c.phase == Phase::Step)
+                .count();
+            for step in 0..steps {
+                let answers: Vec<Option<&ToolResult>> = per_backend
+                    .iter()
+                    .map(|r| {
+                        r.and_then(|r| r.calls.iter().filter(|c| c.phase == Phase::Step).nth(step))
+                            .and_then(|c| c.result.as_ref())
+                    })
+                    .collect();
+                if answers.iter().any(Option::is_none) {
+                    continue; // a backend broke or skipped: that is an outcome, not an answer
+                }
+                let mut groups: BTreeMap<(bool, &str), Vec<usize>> = BTreeMap::new();
+                for (column, answer) in answers.iter().enumerate() {
+                    if let Some(answer) = answer {
+                        groups
+                            .entry((answer.is_error, answer.text.as_str()))
+                            .or_default()
+                            .push(column);
+                    }
+                }
+                if groups.len() > 1 {
+                    let mut groups: Vec<Vec<usize>> = groups.into_values().collect();
+                    groups.sort_by_key(|g| std::cmp::Reverse(g.len()));
+                    let reference_alone = columns.len() > 2
+                        && groups.iter().any(|g| g == &vec![0])
+                        && groups.len() == 2;
+                    let input = result
+                        .calls
+                        .iter()
+                        .filter(|c| c.phase == Phase::Step)
+                        .nth(step)
+                        .map(|c| c.input.clone())
+                        .unwrap_or_default();
+                    disagreements.push(Disagreement {
+                        case: result.id.clone(),
+                        step,
+                        input,
+                        groups,
+                        reference_alone,
+                    });
+                }
+            }
+        }
+        Matrix {
+            backends,
+            rows,
+            disagreements,
+        }
+    }
+
+    /// Markdown: a count table per backend, the full case table, then the disagreements.
+    pub fn markdown(&self) -> String {
+        let mut out = String::from("## memspec conformance matrix\n\n");
+        out.push_str("| outcome |");
+        for b in &self.backends {
+            let _ = write!(out, " {b} |");
+        }
+        out.push_str("\n|---|");
+        out.push_str(&"---|".repeat(self.backends.len()));
+        out.push('\n');
+        for outcome in [
+            Outcome::Pass,
+            Outcome::Warn,
+            Outcome::Info,
+            Outcome::Fail,
+            Outcome::Error,
+            Outcome::Skip,
+        ] {
+            let _ = write!(out, "| {} |", outcome.as_str());
+            for column in 0..self.backends.len() {
+                let n = self
+                    .rows
+                    .iter()
+                    .filter(|r| r.outcomes.get(column) == Some(&outcome))
+                    .count();
+                let _ = write!(out, " {n} |");
+            }
+            out.push('\n');
+        }
+        out.push_str("\n<details><summary>Every case</summary>\n\n| case | level |");
+        for b in &self.backends {
+            let _ = write!(out, " {b} |");
+        }
+        out.push_str("\n|---|---|");
+        out.push_str(&"---|".repeat(self.backends.len()));
+        out.push('\n');
+        for row in &self.rows {
+            let _ = write!(out, "| `{}` | {} |", row.case, row.level);
+            for outcome in &row.outcomes {
+                let _ = write!(out, " {} |", outcome.as_str());
+            }
+            out.push('\n');
+        }
+        out.push_str("\n</details>\n");
+        let _ = writeln!(
+            out,
+            "\n### Disagreements ({} steps)\n",
+            self.disagreements.len()
+        );
+        out.push_str("Backends grouped by identical answers (text and `is_error`), largest group first.\n\n| case | step | groups |\n|---|---|---|\n");
+        for d in &self.disagreements {
+            let groups: Vec<String> = d
+                .groups
+                .iter()
+                .map(|g| {
+                    g.iter()
+                        .map(|&i| self.backends[i].as_str())
+                        .collect::<Vec<_>>()
+                        .join(" + ")
+                })
+                .collect();
+            let alone = if d.reference_alone {
+                " (reference alone)"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {}{alone} |",
+                d.case,
+                d.step + 1,
+                groups.join(" ≠ ")
+            );
+        }
+        out
+    }
+
+    /// JSON of the whole matrix.
+    pub fn json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+}
