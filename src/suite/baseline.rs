@@ -2,7 +2,8 @@
 //!
 //! A listed case whose outcome is exactly the listed one is accepted. Any other difference
 //! fails the run: a listed case that now passes (a fixed bug must leave the list), a changed
-//! outcome, or an entry naming no case. So a baseline can only ever describe the backend as it is.
+//! outcome, an entry naming no case, or a deviation (even a warning) that is not listed. So a
+//! baseline can only ever describe the backend exactly as it is.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -154,6 +155,13 @@ impl Baseline {
                     "case `{}`: the baseline accepts `{}`, the run gave `{}`",
                     result.id,
                     entry.outcome.as_str(),
+                    result.outcome.as_str()
+                )),
+                // With a baseline the run must match it exactly: an unlisted deviation, even a
+                // warning, is a difference (so that removing any entry makes the run fail).
+                None if !matches!(result.outcome, Outcome::Pass | Outcome::Skip) => problems.push(format!(
+                    "case `{}` gave `{}` but the baseline does not list it",
+                    result.id,
                     result.outcome.as_str()
                 )),
                 None => {}
