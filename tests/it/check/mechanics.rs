@@ -1,0 +1,472 @@
+//! Runner mechanics of `memspec check`: exit codes, selection, lint, timeouts, baselines and
+//! `--strict`. Runs use the fixed folder `tests/fixtures/cases` unless they are about the suite.
+
+use std::time::Duration;
+
+use serde_json::json;
+use tempfile::TempDir;
+
+use super::{check, fixtures, memspec, run, run_command};
+
+#[test]
+fn the_suite_passes_against_the_reference_with_no_arguments() {
+    let run = run(&["check"]);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let summary = run
+        .stdout
+        .lines()
+        .find(|l| l.contains(" passed, "))
+        .unwrap_or_else(|| panic!("no summary line\n{}", run.describe()));
+    assert!(
+        summary.contains(" 0 failed, 0 warned, 0 info, 0 skipped, 0 errors"),
+        "{summary}"
+    );
+    assert!(
+        run.stdout.contains("verdict: conformant"),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn the_suite_passes_against_the_reference_in_json() {
+    let run = check(None, None, &[], &[]);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let json = run.json();
+    assert_eq!(json["verdict"], "conformant");
+    let counts = json["counts"].as_object().cloned().unwrap_or_default();
+    assert!(
+        counts.get("pass").is_some_and(|n| n.as_u64() > Some(0)),
+        "{counts:?}"
+    );
+    for outcome in ["fail", "warn", "info", "error", "skip"] {
+        assert!(!counts.contains_key(outcome), "{outcome} in {counts:?}");
+    }
+}
+
+#[test]
+fn the_fixture_suite_passes_against_memspec_serve_over_protocol_v1() {
+    // The broken backends wrap `memspec serve`: unbroken, it must pass everything.
+    let mut command = memspec();
+    command
+        .args(["check", "--format", "json", "--backend"])
+        .arg(format!("{} serve {{memories}}", super::bin()))
+        .arg("--cases")
+        .arg(fixtures());
+    let run = run_command(&mut command);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    assert!(
+        run.outcomes().values().all(|o| o == "pass"),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn an_empty_selection_is_a_usage_error() {
+    let run = check(None, Some(&fixtures()), &["no-such-case.*"], &[]);
+    assert_eq!(run.code, 2, "{}", run.describe());
+    assert!(run.stderr.contains("matched no case"), "{}", run.describe());
+    assert!(run.stdout.is_empty(), "{}", run.describe());
+}
+
+#[test]
+fn selection_by_pattern_area_and_level() {
+    let dir = fixtures();
+    let by_glob = check(None, Some(&dir), &["attacks.dotdot-*"], &[]);
+    assert_eq!(
+        by_glob.outcomes().keys().collect::<Vec<_>>(),
+        ["attacks.dotdot-create", "attacks.dotdot-view"]
+    );
+    let by_area = check(None, Some(&dir), &[], &["--area", "attacks"]);
+    assert_eq!(by_area.outcomes().len(), 4, "{}", by_area.describe());
+    let hostile = check(None, Some(&dir), &[], &["--hostile"]);
+    assert_eq!(hostile.outcomes(), by_area.outcomes());
+    let info = check(None, Some(&dir), &[], &["--level", "info"]);
+    assert_eq!(
+        info.outcomes().keys().collect::<Vec<_>>(),
+        ["basics.final-newline"]
+    );
+}
+
+/// A cases folder holding one file with `text`.
+fn cases_folder(name: &str, text: &str) -> TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("memspec-it-cases-")
+        .tempdir()
+        .expect("tempdir");
+    std::fs::write(dir.path().join(name), text).expect("write case file");
+    dir
+}
+
+#[test]
+fn an_invalid_case_file_is_a_usage_error_naming_file_and_problem() {
+    let dir = cases_folder(
+        "broken.json",
+        r#"{"area": "broken", "cases": [
+            {"id": "broken.one", "title": "t", "rules": ["no.such-rule"],
+             "steps": [{"input": {"command": "view", "path": "/memories"}, "is_error": false}]},
+            {"id": "broken.two", "title": "t", "rules": ["view.dir.contents"],
+             "steps": [{"input": {"command": "view", "path": "/memories"}}]}
+        ]}"#,
+    );
+    let mut lint = memspec();
+    lint.args(["cases", "lint", "--cases"]).arg(dir.path());
+    let lint = run_command(&mut lint);
+    assert_eq!(lint.code, 2, "{}", lint.describe());
+    assert!(
+        lint.stdout
+            .contains("broken.json: case `broken.one`: unknown rule id `no.such-rule`"),
+        "{}",
+        lint.describe()
+    );
+    assert!(
+        lint.stdout
+            .contains("broken.json: case `broken.two`: step 1 expects nothing"),
+        "{}",
+        lint.describe()
+    );
+    assert!(lint.stdout.contains("2 problem(s)"), "{}", lint.describe());
+
+    // `check` refuses the suite too, naming the problem, before running anything.
+    let check = check(None, Some(dir.path()), &[], &[]);
+    assert_eq!(check.code, 2, "{}", check.describe());
+    assert!(
+        check
+            .stderr
+            .contains("broken.json: case `broken.one`: unknown rule id"),
+        "{}",
+        check.describe()
+    );
+}
+
+#[test]
+fn a_case_file_that_is_not_json_is_named_by_lint() {
+    let dir = cases_folder("garbled.json", "{\"area\": \"garbled\", \"cases\": [");
+    let mut lint = memspec();
+    lint.args(["cases", "lint", "--cases"]).arg(dir.path());
+    let lint = run_command(&mut lint);
+    assert_eq!(lint.code, 2, "{}", lint.describe());
+    assert!(
+        lint.stdout.contains("garbled.json: not a valid case file"),
+        "{}",
+        lint.describe()
+    );
+}
+
+#[test]
+fn the_fixture_cases_lint_clean() {
+    let mut lint = memspec();
+    lint.args(["cases", "lint", "--cases"]).arg(fixtures());
+    let lint = run_command(&mut lint);
+    assert_eq!(lint.code, 0, "{}", lint.describe());
+    assert!(lint.stdout.contains("0 problem(s)"), "{}", lint.describe());
+}
+
+#[test]
+fn a_short_timeout_turns_a_hang_into_an_error_quickly() {
+    let run = check(
+        Some("hang_on_view"),
+        Some(&fixtures()),
+        &[
+            "basics.view-file",
+            "basics.view-missing",
+            "basics.create-success",
+        ],
+        &["--timeout", "0.5"],
+    );
+    assert_eq!(run.code, 3, "{}", run.describe());
+    let outcomes = run.outcomes();
+    assert_eq!(outcomes["basics.view-file"], "error");
+    assert_eq!(outcomes["basics.view-missing"], "error");
+    assert_eq!(outcomes["basics.create-success"], "pass");
+    assert!(
+        run.elapsed < Duration::from_secs(5),
+        "took {:?}",
+        run.elapsed
+    );
+}
+
+#[test]
+fn a_timeout_that_is_not_a_positive_number_is_a_usage_error() {
+    let run = run(&["check", "--timeout", "-1"]);
+    assert_eq!(run.code, 2, "{}", run.describe());
+}
+
+#[test]
+fn backend_broke_takes_precedence_over_not_conformant() {
+    // The same run with a crash (error) and a MUST failure (fail) exits 3.
+    let run = check(
+        Some("_report_mix"),
+        Some(&fixtures()),
+        &["basics.str-replace", "basics.view-missing"],
+        &[],
+    );
+    assert_eq!(run.outcomes()["basics.str-replace"], "error");
+    assert_eq!(run.outcomes()["basics.view-missing"], "fail");
+    assert_eq!(run.code, 3, "{}", run.describe());
+    assert_eq!(run.json()["verdict"], "backend_broke");
+}
+
+#[test]
+fn strict_turns_a_should_warning_into_a_failure() {
+    let ids = ["basics.create-success"];
+    let lenient = check(Some("wrong_success_string"), Some(&fixtures()), &ids, &[]);
+    assert_eq!(lenient.code, 0, "{}", lenient.describe());
+    assert_eq!(lenient.outcomes()["basics.create-success"], "warn");
+    assert_eq!(lenient.json()["verdict"], "conformant");
+
+    let strict = check(
+        Some("wrong_success_string"),
+        Some(&fixtures()),
+        &ids,
+        &["--strict"],
+    );
+    assert_eq!(strict.code, 1, "{}", strict.describe());
+    assert_eq!(strict.outcomes()["basics.create-success"], "fail");
+    assert_eq!(strict.json()["verdict"], "not_conformant");
+    assert_eq!(strict.json()["report"]["strict"], true);
+}
+
+#[test]
+fn strict_leaves_info_alone() {
+    let run = check(
+        Some("phantom_final_line"),
+        Some(&fixtures()),
+        &["basics.final-newline"],
+        &["--strict"],
+    );
+    assert_eq!(run.outcomes()["basics.final-newline"], "info");
+    assert_eq!(run.code, 0, "{}", run.describe());
+}
+
+// --- baselines -------------------------------------------------------------------------------
+
+/// Writes a baseline with `entries` (case, outcome, reason) into `dir`.
+fn baseline(dir: &TempDir, entries: &[(&str, &str, &str)]) -> std::path::PathBuf {
+    let accepted: Vec<_> = entries
+        .iter()
+        .map(|(case, outcome, reason)| json!({"case": case, "outcome": outcome, "reason": reason}))
+        .collect();
+    let path = dir.path().join("baseline.json");
+    let text = serde_json::to_string_pretty(
+        &json!({"schema": 1, "backend": "test", "accepted": accepted}),
+    )
+    .expect("baseline json");
+    std::fs::write(&path, text).expect("write baseline");
+    path
+}
+
+fn tempdir() -> TempDir {
+    tempfile::Builder::new()
+        .prefix("memspec-it-baseline-")
+        .tempdir()
+        .expect("tempdir")
+}
+
+#[test]
+fn a_baseline_accepts_a_listed_deviation() {
+    let dir = tempdir();
+    let path = baseline(
+        &dir,
+        &[(
+            "basics.create-no-overwrite",
+            "fail",
+            "this store overwrites by design",
+        )],
+    );
+    let run = check(
+        Some("create_overwrites"),
+        Some(&fixtures()),
+        &["basics.create-no-overwrite", "basics.create-success"],
+        &["--baseline", path.to_str().expect("utf-8 path")],
+    );
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let result = run.result("basics.create-no-overwrite");
+    assert_eq!(result["outcome"], "fail");
+    assert_eq!(result["baselined"], "this store overwrites by design");
+    assert_eq!(run.json()["verdict"], "conformant");
+    assert_eq!(run.json()["report"]["baseline_problems"], json!([]));
+}
+
+#[test]
+fn a_listed_case_that_now_passes_fails_the_run() {
+    let dir = tempdir();
+    let path = baseline(&dir, &[("basics.create-success", "warn", "old wording")]);
+    let run = check(
+        None,
+        Some(&fixtures()),
+        &["basics.create-success"],
+        &["--baseline", path.to_str().expect("utf-8 path")],
+    );
+    assert_eq!(run.code, 1, "{}", run.describe());
+    let problems = run.json()["report"]["baseline_problems"].to_string();
+    assert!(
+        problems.contains("`basics.create-success` now passes"),
+        "{problems}"
+    );
+}
+
+#[test]
+fn a_changed_outcome_fails_the_run() {
+    let dir = tempdir();
+    let path = baseline(&dir, &[("basics.create-success", "fail", "was worse")]);
+    let run = check(
+        Some("wrong_success_string"),
+        Some(&fixtures()),
+        &["basics.create-success"],
+        &["--baseline", path.to_str().expect("utf-8 path")],
+    );
+    assert_eq!(run.code, 1, "{}", run.describe());
+    let problems = run.json()["report"]["baseline_problems"].to_string();
+    assert!(
+        problems.contains("the baseline accepts `fail`, the run gave `warn`"),
+        "{problems}"
+    );
+}
+
+#[test]
+fn an_entry_naming_no_case_fails_the_run() {
+    let dir = tempdir();
+    let path = baseline(&dir, &[("basics.renamed-long-ago", "warn", "stale")]);
+    let run = check(
+        None,
+        Some(&fixtures()),
+        &["basics.create-success"],
+        &["--baseline", path.to_str().expect("utf-8 path")],
+    );
+    assert_eq!(run.code, 1, "{}", run.describe());
+    let problems = run.json()["report"]["baseline_problems"].to_string();
+    assert!(
+        problems.contains("`basics.renamed-long-ago` names no case"),
+        "{problems}"
+    );
+}
+
+#[test]
+fn an_unlisted_deviation_fails_a_run_with_a_baseline() {
+    let dir = tempdir();
+    let path = baseline(&dir, &[("basics.view-missing", "fail", "known")]);
+    let run = check(
+        Some("wrong_success_string"),
+        Some(&fixtures()),
+        &["basics.create-success"],
+        &["--baseline", path.to_str().expect("utf-8 path")],
+    );
+    assert_eq!(run.code, 1, "{}", run.describe());
+    let problems = run.json()["report"]["baseline_problems"].to_string();
+    assert!(
+        problems.contains("`basics.create-success` gave `warn`"),
+        "{problems}"
+    );
+}
+
+#[test]
+fn an_invalid_baseline_is_a_usage_error() {
+    let dir = tempdir();
+    let path = baseline(
+        &dir,
+        &[("basics.create-success", "pass", "passing is no deviation")],
+    );
+    let run = check(
+        None,
+        Some(&fixtures()),
+        &["basics.create-success"],
+        &["--baseline", path.to_str().expect("utf-8 path")],
+    );
+    assert_eq!(run.code, 2, "{}", run.describe());
+    assert!(
+        run.stderr.contains("is not a valid baseline"),
+        "{}",
+        run.describe()
+    );
+    let missing = check(
+        None,
+        Some(&fixtures()),
+        &["basics.create-success"],
+        &["--baseline", "/nonexistent/memspec-baseline.json"],
+    );
+    assert_eq!(missing.code, 2, "{}", missing.describe());
+}
+
+#[test]
+fn write_baseline_then_baseline_round_trips() {
+    let dir = tempdir();
+    let path = dir.path().join("written.json");
+    let path_arg = path.to_str().expect("utf-8 path");
+    let ids = [
+        "basics.create-no-overwrite",
+        "basics.view-missing",
+        "basics.create-success",
+        "attacks.dotdot-view",
+    ];
+    // is_error_false fails the three error cases and passes the success.
+    let first = check(
+        Some("is_error_false"),
+        Some(&fixtures()),
+        &ids,
+        &["--write-baseline", path_arg],
+    );
+    assert_eq!(first.code, 1, "{}", first.describe());
+    assert!(
+        first.stderr.contains("wrote 3 accepted deviation(s)"),
+        "{}",
+        first.describe()
+    );
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("baseline written"))
+            .expect("baseline is JSON");
+    let listed: Vec<&str> = written["accepted"]
+        .as_array()
+        .expect("accepted")
+        .iter()
+        .map(|e| e["case"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "attacks.dotdot-view",
+            "basics.create-no-overwrite",
+            "basics.view-missing"
+        ]
+    );
+    assert!(
+        written["accepted"][0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("errors.is-error-flag")),
+        "{written}"
+    );
+
+    let second = check(
+        Some("is_error_false"),
+        Some(&fixtures()),
+        &ids,
+        &["--baseline", path_arg],
+    );
+    assert_eq!(second.code, 0, "{}", second.describe());
+    assert_eq!(second.json()["verdict"], "conformant");
+}
+
+#[test]
+fn a_baseline_can_accept_a_known_crash() {
+    // An error is an outcome like any other: the same crash on the next run is accepted.
+    let dir = tempdir();
+    let path = dir.path().join("crash.json");
+    let path_arg = path.to_str().expect("utf-8 path");
+    let ids = ["basics.str-replace", "basics.create-success"];
+    let first = check(
+        Some("crash_on_str_replace"),
+        Some(&fixtures()),
+        &ids,
+        &["--write-baseline", path_arg],
+    );
+    assert_eq!(first.code, 3, "{}", first.describe());
+    let second = check(
+        Some("crash_on_str_replace"),
+        Some(&fixtures()),
+        &ids,
+        &["--baseline", path_arg],
+    );
+    assert_eq!(second.code, 0, "{}", second.describe());
+    assert_eq!(second.result("basics.str-replace")["outcome"], "error");
+}

@@ -1,0 +1,149 @@
+//! Snapshots of the human, TAP, Markdown and JUnit reports of one small deterministic run: the
+//! `_report_mix` backend over six fixed cases gives one of each outcome (pass, warn with a known
+//! dialect, warn with a whitespace diff, info, fail, error), and a baseline run adds accepted
+//! deviations and baseline problems.
+//!
+//! Durations, timings and the checkout's path are redacted before the snapshot (insta's own
+//! filters need its `filters` feature, which this package does not enable; the regexes here do
+//! the same job).
+
+use regex::Regex;
+
+use super::{Run, backend, fixtures, memspec, root, run_command};
+
+const MIX_CASES: [&str; 6] = [
+    "basics.create-success",
+    "basics.create-no-overwrite",
+    "basics.view-file",
+    "basics.final-newline",
+    "basics.view-missing",
+    "basics.str-replace",
+];
+
+fn mix_run(format: &str, extra: &[&str]) -> Run {
+    let mut command = memspec();
+    command
+        .args(["check", "--jobs", "2", "--format", format, "--backend"])
+        .arg(backend("_report_mix"))
+        .arg("--cases")
+        .arg(fixtures());
+    for id in MIX_CASES {
+        command.args(["--case", id]);
+    }
+    command.args(extra);
+    run_command(&mut command)
+}
+
+/// Replaces what changes from run to run or machine to machine.
+fn redact(text: &str) -> String {
+    let rules = [
+        (regex::escape(&root().to_string_lossy()), "[ROOT]"),
+        (r"in \d+\.\d+ s".to_string(), "in [ELAPSED] s"),
+        (
+            r"backend median \d+ µs per call, harness \d+ µs per call".to_string(),
+            "backend median [µs] per call, harness [µs] per call",
+        ),
+        (r#"time="[0-9.]+""#.to_string(), r#"time="[TIME]""#),
+        (r"/tmp/[^\s/]+".to_string(), "[TMP]"),
+    ];
+    let mut out = text.to_string();
+    for (pattern, replacement) in rules {
+        let re = Regex::new(&pattern).expect("redaction regex");
+        out = re.replace_all(&out, replacement).into_owned();
+    }
+    out
+}
+
+fn snapshot(name: &str, text: &str) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("../snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    let redacted = redact(text);
+    settings.bind(|| insta::assert_snapshot!(format!("check__{name}").as_str(), redacted));
+}
+
+#[test]
+fn human_report() {
+    let run = mix_run("human", &[]);
+    assert_eq!(run.code, 3, "{}", run.describe());
+    snapshot("human", &run.stdout);
+}
+
+#[test]
+fn tap_report() {
+    let run = mix_run("tap", &[]);
+    assert_eq!(run.code, 3, "{}", run.describe());
+    snapshot("tap", &run.stdout);
+}
+
+#[test]
+fn markdown_report() {
+    let run = mix_run("markdown", &[]);
+    assert_eq!(run.code, 3, "{}", run.describe());
+    snapshot("markdown", &run.stdout);
+}
+
+#[test]
+fn junit_report() {
+    let run = mix_run("junit", &[]);
+    assert_eq!(run.code, 3, "{}", run.describe());
+    snapshot("junit", &run.stdout);
+}
+
+/// A baseline accepting three of the mix's deviations, one with the wrong outcome, and one entry
+/// for a case that passes: the reports show what is accepted and what differs.
+fn baseline_file() -> tempfile::NamedTempFile {
+    let file = tempfile::Builder::new()
+        .prefix("memspec-it-baseline-")
+        .suffix(".json")
+        .tempfile()
+        .expect("temp baseline");
+    let baseline = serde_json::json!({
+        "schema": 1,
+        "backend": "_report_mix",
+        "accepted": [
+            {"case": "basics.create-no-overwrite", "outcome": "warn", "reason": "unprefixed errors, like the Python SDK"},
+            {"case": "basics.final-newline", "outcome": "info", "reason": "numbers the final newline"},
+            {"case": "basics.str-replace", "outcome": "error", "reason": "str_replace not implemented yet"},
+            {"case": "basics.view-missing", "outcome": "warn", "reason": "wrong outcome on purpose"},
+            {"case": "basics.create-success", "outcome": "warn", "reason": "fixed since"}
+        ]
+    });
+    std::fs::write(file.path(), baseline.to_string()).expect("write baseline");
+    file
+}
+
+#[test]
+fn human_report_with_a_baseline() {
+    let baseline = baseline_file();
+    let path = baseline.path().to_str().expect("utf-8 path").to_string();
+    let run = mix_run("human", &["--baseline", &path]);
+    // view-file's warning is not listed, view-missing's outcome differs, create-success passes.
+    assert_eq!(run.code, 1, "{}", run.describe());
+    snapshot("human_baseline", &run.stdout);
+}
+
+#[test]
+fn markdown_report_with_a_baseline() {
+    let baseline = baseline_file();
+    let path = baseline.path().to_str().expect("utf-8 path").to_string();
+    let run = mix_run("markdown", &["--baseline", &path]);
+    assert_eq!(run.code, 1, "{}", run.describe());
+    snapshot("markdown_baseline", &run.stdout);
+}
+
+#[test]
+fn report_to_a_file_keeps_the_summary_on_stderr() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("report.xml");
+    let run = mix_run("junit", &["--output", out.to_str().expect("utf-8 path")]);
+    assert_eq!(run.code, 3, "{}", run.describe());
+    assert!(run.stdout.is_empty(), "{}", run.describe());
+    let written = std::fs::read_to_string(&out).expect("report written");
+    assert!(written.starts_with("<?xml"), "{written}");
+    assert!(
+        run.stderr.contains("verdict: the backend BROKE"),
+        "{}",
+        run.describe()
+    );
+}

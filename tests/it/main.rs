@@ -1,0 +1,4 @@
+//! The single integration test binary. Each area of the project adds one `mod` line here.
+
+mod check;
+mod reference;
