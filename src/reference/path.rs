@@ -193,8 +193,10 @@ fn percent_decode_once(s: &str) -> Option<String> {
 fn lookalike_of(c: char) -> Option<char> {
     match c {
         '\u{2024}' | '\u{FE52}' | '\u{FF0E}' | '\u{2E33}' => Some('.'),
-        '\u{2025}' => Some('.'), // TWO DOT LEADER folds to "..": one dot is enough to be refused
-        '\u{2026}' => Some('.'),
+        // TWO DOT LEADER and its vertical form fold to "..", the ellipses to "...": one dot is
+        // enough to be refused.
+        '\u{2025}' | '\u{FE30}' => Some('.'),
+        '\u{2026}' | '\u{FE19}' => Some('.'),
         '\u{2044}' | '\u{2215}' | '\u{FF0F}' | '\u{29F8}' | '\u{1735}' => Some('/'),
         '\u{2216}' | '\u{FF3C}' | '\u{FE68}' | '\u{29F9}' => Some('\\'),
         _ => None,
@@ -228,6 +230,7 @@ mod tests {
             ("/memories/%252e%252e", PathRejection::EncodedTraversal),
             ("/memories/a%2fb", PathRejection::EncodedTraversal),
             ("/memories/\u{FF0E}\u{FF0E}", PathRejection::LookAlike),
+            ("/memories/\u{FE30}/x", PathRejection::LookAlike),
             ("/memories/a\u{2215}b", PathRejection::LookAlike),
             ("/memories/a\0b", PathRejection::ControlCharacter),
         ];
