@@ -6,9 +6,11 @@
 //! in during an operation, is refused instead of followed. Writes go to a hidden temp file that is
 //! fsynced and then renamed (or linked, when the destination must not exist) into place.
 
+use std::ffi::OsString;
 use std::io::{self, Read, Write};
 use std::os::fd::AsFd;
 use std::path::Path;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt, OpenOptionsMaybeDirExt};
@@ -228,7 +230,39 @@ pub fn rename_no_replace(from: &Dir, from_name: &str, to: &Dir, to_name: &str) -
 /// is removed with everything in it.
 pub fn delete(dir: &Dir, name: &str, kind: Kind) -> io::Result<()> {
     match kind {
-        Kind::Dir => dir.remove_dir_all(name),
+        Kind::Dir => remove_tree(dir, name),
         _ => dir.remove_file_or_symlink(name),
     }
+}
+
+/// Removes the folder `name` in `dir` with everything in it. Like `Dir::remove_dir_all` it never
+/// follows a link, but its to-do list lives on the heap rather than the call stack: renames can
+/// nest folders deeper than any stack, and the recursive removal overflowed it.
+fn remove_tree(dir: &Dir, name: &str) -> io::Result<()> {
+    let mut pending: Vec<(Rc<Dir>, OsString)> = vec![(Rc::new(dir.try_clone()?), name.into())];
+    while let Some((parent, name)) = pending.last().cloned() {
+        let folder = Rc::new(parent.open_dir_nofollow(&name)?);
+        // Read the whole folder before changing it.
+        let mut children = Vec::new();
+        for entry in folder.entries()? {
+            let entry = entry?;
+            children.push((entry.file_name(), entry.file_type()?.is_dir()));
+        }
+        let mut subfolders = Vec::new();
+        for (child, is_dir) in children {
+            if is_dir {
+                subfolders.push((Rc::clone(&folder), child));
+            } else {
+                folder.remove_file_or_symlink(&child)?;
+            }
+        }
+        if subfolders.is_empty() {
+            // Its subfolders, if it had any, are gone: the folder is empty now.
+            parent.remove_dir(&name)?;
+            pending.pop();
+        } else {
+            pending.extend(subfolders);
+        }
+    }
+    Ok(())
 }

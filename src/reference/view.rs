@@ -1,6 +1,7 @@
 //! `view`: a folder listing two levels deep, or a file with line numbers.
 
 use std::io;
+use std::rc::Rc;
 
 use cap_fs_ext::DirExt;
 use cap_std::fs::Dir;
@@ -144,6 +145,8 @@ fn walk(dir: &Dir, prefix: &str, depth: usize, entries: &mut Vec<Entry>) -> io::
             }
             // An unreadable or vanished subfolder counts as empty rather than failing the view.
             let size = match dir.open_dir_nofollow(&name) {
+                // Nothing below depth 2 is listed: only sizes, summed without recursion.
+                Ok(sub) if depth >= 2 => subtree_size(sub),
                 Ok(sub) => walk(&sub, &path, depth + 1, entries).unwrap_or(0),
                 Err(_) => 0,
             };
@@ -154,6 +157,43 @@ fn walk(dir: &Dir, prefix: &str, depth: usize, entries: &mut Vec<Entry>) -> io::
         }
     }
     Ok(total)
+}
+
+/// Total size of the visible files below `dir` at any depth, as [`walk`] counts them, without
+/// recursion: folders can be nested deeper than any stack (each rename can stack one deep
+/// nesting onto another). Pending folders wait unopened behind a shared handle on their parent,
+/// so a deep chain holds few descriptors. A folder that cannot be read counts as empty.
+fn subtree_size(dir: Dir) -> u64 {
+    let mut total = 0u64;
+    let mut pending: Vec<(Rc<Dir>, String)> = Vec::new();
+    let mut current = Some(dir);
+    loop {
+        if let Some(dir) = current.take() {
+            let dir = Rc::new(dir);
+            if let Ok(children) = dir.entries() {
+                for entry in children.flatten() {
+                    let Ok(name) = entry.file_name().into_string() else {
+                        continue;
+                    };
+                    if name.starts_with('.') || name == "node_modules" {
+                        continue;
+                    }
+                    match entry.file_type() {
+                        Ok(kind) if kind.is_file() => {
+                            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+                            total = total.saturating_add(size);
+                        }
+                        Ok(kind) if kind.is_dir() => pending.push((Rc::clone(&dir), name)),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        let Some((parent, name)) = pending.pop() else {
+            return total;
+        };
+        current = parent.open_dir_nofollow(&name).ok();
+    }
 }
 
 /// Human-readable size, 1024-based: `512B`, `1.0K`, `1.5K`, `4.0K`, `1.2M` (`decide.size-format`).
