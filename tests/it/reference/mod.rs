@@ -1,9 +1,13 @@
 //! Test campaign of the reference backend (`memspec::reference`): exact strings, snapshots,
 //! hostile paths and symlinks, fuzzing, concurrent writers and the command line.
 
+mod attacks;
+mod fuzz;
 mod snapshots;
 mod strings;
 
+use std::collections::BTreeMap;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use memspec::protocol::ToolResult;
@@ -134,4 +138,93 @@ pub fn delete(path: &str) -> Value {
 
 pub fn rename(old_path: &str, new_path: &str) -> Value {
     json!({"command": "rename", "old_path": old_path, "new_path": new_path})
+}
+
+/// One entry of a tree snapshot: what it is and everything that would betray a change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Node {
+    File {
+        bytes: Vec<u8>,
+        mtime: (i64, i64),
+        ino: u64,
+    },
+    Dir {
+        mtime: (i64, i64),
+    },
+    Symlink {
+        target: PathBuf,
+    },
+    Other {
+        mode: u32,
+    },
+}
+
+/// Recursive listing of `root` without following symlinks, skipping the subtree `skip`
+/// (relative to `root`). Keys are paths relative to `root`; `""` is `root` itself.
+pub fn tree(root: &Path, skip: Option<&str>) -> BTreeMap<String, Node> {
+    let mut out = BTreeMap::new();
+    fn walk(root: &Path, rel: &str, skip: Option<&str>, out: &mut BTreeMap<String, Node>) {
+        if skip == Some(rel) {
+            return;
+        }
+        let path = if rel.is_empty() {
+            root.to_path_buf()
+        } else {
+            root.join(rel)
+        };
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            return;
+        };
+        let mtime = (meta.mtime(), meta.mtime_nsec());
+        let ft = meta.file_type();
+        let node = if ft.is_symlink() {
+            Node::Symlink {
+                target: std::fs::read_link(&path).unwrap_or_default(),
+            }
+        } else if ft.is_file() {
+            Node::File {
+                bytes: std::fs::read(&path).unwrap_or_default(),
+                mtime,
+                ino: meta.ino(),
+            }
+        } else if ft.is_dir() {
+            Node::Dir { mtime }
+        } else {
+            Node::Other { mode: meta.mode() }
+        };
+        let is_dir = matches!(node, Node::Dir { .. });
+        out.insert(rel.to_string(), node);
+        if is_dir {
+            let mut names: Vec<String> = std::fs::read_dir(&path)
+                .map(|rd| {
+                    rd.filter_map(Result::ok)
+                        .map(|e| e.file_name().to_string_lossy().into_owned())
+                        .collect()
+                })
+                .unwrap_or_default();
+            names.sort();
+            for name in names {
+                let child = if rel.is_empty() {
+                    name
+                } else {
+                    format!("{rel}/{name}")
+                };
+                walk(root, &child, skip, out);
+            }
+        }
+    }
+    walk(root, "", skip, &mut out);
+    out
+}
+
+/// Names of leftover temp files anywhere below `root`.
+pub fn temp_files(root: &Path) -> Vec<String> {
+    tree(root, None)
+        .into_keys()
+        .filter(|k| {
+            k.rsplit('/')
+                .next()
+                .is_some_and(|n| n.starts_with(".memspec-tmp-"))
+        })
+        .collect()
 }
