@@ -2,6 +2,8 @@
 //! hostile paths and symlinks, fuzzing, concurrent writers and the command line.
 
 mod attacks;
+mod cli;
+mod durability;
 mod fuzz;
 mod snapshots;
 mod strings;
