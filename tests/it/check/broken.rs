@@ -68,6 +68,11 @@ fn checks(result: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Whether a result has a finding of this `check:LEVEL`.
+fn has(result: &Value, check: &str) -> bool {
+    checks(result).iter().any(|c| c == check)
+}
+
 fn reason(result: &Value) -> String {
     result["reason"].as_str().unwrap_or_default().to_string()
 }
@@ -78,19 +83,19 @@ fn reason(result: &Value) -> String {
 fn wrong_success_string_warns() {
     let run = expect(
         "wrong_success_string",
-        From::Fixtures,
+        From::Suite,
         &[
-            ("basics.create-success", "warn"),
-            ("basics.view-file", "pass"),
+            ("create.new-file", "warn"),
+            ("create.exists-is-error", "pass"),
         ],
         CONFORMANT,
         &[],
     );
-    let result = run.result("basics.create-success");
+    let result = run.result("create.new-file");
     assert_eq!(checks(&result), ["text:SHOULD"]);
     assert_eq!(
         result["findings"][0]["actual"],
-        "File created at: /memories/a.txt"
+        "File created at: /memories/notes.txt"
     );
 }
 
@@ -98,17 +103,22 @@ fn wrong_success_string_warns() {
 fn missing_error_prefix_warns_and_names_the_dialect() {
     let run = expect(
         "missing_error_prefix",
-        From::Fixtures,
+        From::Suite,
         &[
-            ("basics.create-no-overwrite", "warn"),
-            ("basics.view-missing", "pass"),
+            ("create.exists-is-error", "warn"),
+            ("str-replace.missing", "warn"),
+            // view's does-not-exist text has no prefix in the spec: nothing to drop.
+            ("view-file.missing", "pass"),
         ],
         CONFORMANT,
         &[],
     );
-    let finding = &run.result("basics.create-no-overwrite")["findings"][0];
+    // The case names the Python SDK's dialect; elsewhere the generic one is recognised.
+    let finding = &run.result("create.exists-is-error")["findings"][0];
+    assert_eq!(finding["dialect"], "python-sdk", "{finding}");
+    assert_eq!(finding["level"], "SHOULD", "{finding}");
+    let finding = &run.result("str-replace.missing")["findings"][0];
     assert_eq!(finding["dialect"], "error-prefix-missing", "{finding}");
-    assert_eq!(finding["level"], "SHOULD");
 }
 
 #[test]
@@ -197,37 +207,33 @@ fn phantom_final_line_informs() {
 fn create_overwriting_fails() {
     let run = expect(
         "create_overwrites",
-        From::Fixtures,
+        From::Suite,
         &[
-            ("basics.create-no-overwrite", "fail"),
-            ("basics.create-success", "pass"),
+            ("create.exists-is-error", "fail"),
+            ("create.new-file", "pass"),
         ],
         NOT_CONFORMANT,
         &[],
     );
-    let result = run.result("basics.create-no-overwrite");
-    assert!(
-        checks(&result).contains(&"effect:MUST".to_string()),
-        "{result}"
-    );
+    let result = run.result("create.exists-is-error");
+    assert!(has(&result, "effect:MUST"), "{result}");
+    assert!(has(&result, "is_error:MUST"), "{result}");
 }
 
 #[test]
 fn delete_not_recursive_fails_on_the_effect() {
     let run = expect(
         "delete_not_recursive",
-        From::Fixtures,
-        &[
-            ("basics.delete-recursive", "fail"),
-            ("basics.delete-root", "pass"),
-        ],
+        From::Suite,
+        &[("delete.folder-recursive", "fail"), ("delete.file", "pass")],
         NOT_CONFORMANT,
         &[],
     );
     // The backend says success: only the check of the folder afterwards catches it.
-    assert_eq!(
-        checks(&run.result("basics.delete-recursive")),
-        ["effect:MUST"]
+    let result = run.result("delete.folder-recursive");
+    assert!(
+        checks(&result).iter().all(|c| c == "effect:MUST"),
+        "{result}"
     );
 }
 
@@ -235,69 +241,65 @@ fn delete_not_recursive_fails_on_the_effect() {
 fn str_replace_replacing_every_occurrence_fails() {
     let run = expect(
         "replace_all",
-        From::Fixtures,
+        From::Suite,
         &[
-            ("basics.str-replace-multiple", "fail"),
-            ("basics.str-replace", "pass"),
+            ("str-replace.multiple", "fail"),
+            ("str-replace.unique-replaces", "pass"),
         ],
         NOT_CONFORMANT,
         &[],
     );
-    let result = run.result("basics.str-replace-multiple");
-    assert!(
-        checks(&result).contains(&"effect:MUST".to_string()),
-        "{result}"
-    );
+    let result = run.result("str-replace.multiple");
+    assert!(has(&result, "effect:MUST"), "{result}");
 }
 
 #[test]
 fn rename_overwriting_fails() {
-    expect(
+    let run = expect(
         "rename_overwrites",
-        From::Fixtures,
-        &[
-            ("basics.rename-no-overwrite", "fail"),
-            ("basics.create-success", "pass"),
-        ],
+        From::Suite,
+        &[("rename.exists", "fail"), ("rename.file", "pass")],
         NOT_CONFORMANT,
         &[],
     );
+    assert!(has(&run.result("rename.exists"), "effect:MUST"));
 }
 
 #[test]
 fn is_error_false_on_errors_fails() {
     let run = expect(
         "is_error_false",
-        From::Fixtures,
+        From::Suite,
         &[
-            ("basics.view-missing", "fail"),
-            ("basics.create-success", "pass"),
+            ("str-replace.not-found", "fail"),
+            ("view-file.missing", "fail"),
+            ("create.new-file", "pass"),
         ],
         NOT_CONFORMANT,
         &[],
     );
-    let finding = &run.result("basics.view-missing")["findings"][0];
-    assert_eq!(finding["check"], "is_error");
-    assert_eq!(finding["rule"], "errors.is-error-flag");
+    for id in ["str-replace.not-found", "view-file.missing"] {
+        let result = run.result(id);
+        assert_eq!(checks(&result), ["is_error:MUST"], "{result}");
+        assert_eq!(result["findings"][0]["rule"], "errors.is-error-flag");
+    }
 }
 
 #[test]
 fn deleting_the_root_fails() {
     let run = expect(
         "delete_root",
-        From::Fixtures,
+        From::Suite,
         &[
-            ("basics.delete-root", "fail"),
-            ("basics.delete-recursive", "pass"),
+            ("delete.root-trailing-slash", "fail"),
+            ("delete.root", "fail"),
+            ("delete.file", "pass"),
         ],
         NOT_CONFORMANT,
         &[],
     );
-    let result = run.result("basics.delete-root");
-    assert!(
-        checks(&result).contains(&"effect:MUST".to_string()),
-        "{result}"
-    );
+    let result = run.result("delete.root-trailing-slash");
+    assert!(has(&result, "effect:MUST"), "{result}");
 }
 
 #[test]
@@ -312,44 +314,46 @@ fn following_a_symlink_out_fails() {
         NOT_CONFORMANT,
         &[],
     );
-    let result = run.result("attacks.symlink-out");
-    assert!(
-        checks(&result).contains(&"leak:MUST".to_string()),
-        "{result}"
-    );
+    assert!(has(&run.result("attacks.symlink-out"), "leak:MUST"));
 }
 
 #[test]
 fn dotdot_accepted_fails_on_read_and_write() {
     let run = expect(
         "dotdot_accepted",
-        From::Fixtures,
+        From::Suite,
         &[
-            ("attacks.dotdot-view", "fail"),
-            ("attacks.dotdot-create", "fail"),
-            ("attacks.prefix-sibling", "pass"),
+            ("paths.dotdot.view", "fail"),
+            ("paths.dotdot.create", "fail"),
+            ("paths.prefix-sibling.view", "pass"),
         ],
         NOT_CONFORMANT,
         &[],
     );
     // Reading outside leaks the canary; writing outside changes what is beside the folder.
-    assert!(checks(&run.result("attacks.dotdot-view")).contains(&"leak:MUST".to_string()));
-    assert!(checks(&run.result("attacks.dotdot-create")).contains(&"outside:MUST".to_string()));
+    assert!(has(&run.result("paths.dotdot.view"), "leak:MUST"));
+    assert!(has(&run.result("paths.dotdot.create"), "outside:MUST"));
 }
 
 #[test]
 fn memories_prefix_confusion_fails() {
     let run = expect(
         "prefix_confusion",
-        From::Fixtures,
+        From::Suite,
         &[
-            ("attacks.prefix-sibling", "fail"),
-            ("attacks.dotdot-view", "pass"),
+            ("paths.prefix-sibling.view", "fail"),
+            ("paths.prefix-sibling.create", "fail"),
+            ("paths.dotdot.view", "pass"),
         ],
         NOT_CONFORMANT,
         &[],
     );
-    assert!(checks(&run.result("attacks.prefix-sibling")).contains(&"leak:MUST".to_string()));
+    assert!(has(&run.result("paths.prefix-sibling.view"), "leak:MUST"));
+    // The case accepts an error or a literal name inside /memories; writing beside it fails.
+    assert!(has(
+        &run.result("paths.prefix-sibling.create"),
+        "outside:MUST"
+    ));
 }
 
 // --- the backend broke: error, exit 3 ------------------------------------------------------
@@ -358,15 +362,15 @@ fn memories_prefix_confusion_fails() {
 fn crash_is_an_error_with_the_stderr_tail() {
     let run = expect(
         "crash_on_str_replace",
-        From::Fixtures,
+        From::Suite,
         &[
-            ("basics.str-replace", "error"),
-            ("basics.create-success", "pass"),
+            ("str-replace.unique-replaces", "error"),
+            ("create.new-file", "pass"),
         ],
         BROKE,
         &[],
     );
-    let why = reason(&run.result("basics.str-replace"));
+    let why = reason(&run.result("str-replace.unique-replaces"));
     assert!(why.contains("exited before answering"), "{why}");
     assert!(why.contains("KeyError: 'old_str'"), "{why}");
 }
@@ -376,7 +380,7 @@ fn hang_is_an_error_after_the_timeout() {
     let run = expect(
         "hang_on_view",
         From::Suite,
-        &[("view-file.basic", "error")],
+        &[("view-file.basic", "error"), ("create.new-file", "pass")],
         BROKE,
         &["--timeout", "0.5"],
     );
@@ -427,4 +431,18 @@ fn flood_is_an_error() {
         why.contains("flooded its output") || why.contains("answered request 2 with id 1"),
         "{why}"
     );
+}
+
+#[test]
+#[ignore = "runner bug: an extra line after the last reply of a case is noticed only if it \
+            arrives before the harness looks (src/backend/stdio.rs), so a flood on a one-call \
+            case passes about one time in five"]
+fn flood_after_the_last_reply_is_an_error() {
+    // Eight one-call cases: each reply is written twice in a single write, then the case ends.
+    let run = check(Some("flood"), None, &["paths.dotdot.*"], &[]);
+    let outcomes = run.outcomes();
+    assert!(outcomes.len() >= 2, "{}", run.describe());
+    for (id, outcome) in &outcomes {
+        assert_eq!(outcome, "error", "{id}\n{}", run.describe());
+    }
 }

@@ -21,27 +21,26 @@ fn the_suite_passes_against_the_reference_with_no_arguments() {
         summary.contains(" 0 failed, 0 warned, 0 info, 0 skipped, 0 errors"),
         "{summary}"
     );
+    let passed: usize = summary
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(passed > 0, "{summary}");
+    // Only cases that did not pass get a block: the report is the summary alone.
+    assert!(
+        run.stdout
+            .lines()
+            .next()
+            .is_some_and(|l| l.contains(" cases (")),
+        "{}",
+        run.describe()
+    );
     assert!(
         run.stdout.contains("verdict: conformant"),
         "{}",
         run.describe()
     );
-}
-
-#[test]
-fn the_suite_passes_against_the_reference_in_json() {
-    let run = check(None, None, &[], &[]);
-    assert_eq!(run.code, 0, "{}", run.describe());
-    let json = run.json();
-    assert_eq!(json["verdict"], "conformant");
-    let counts = json["counts"].as_object().cloned().unwrap_or_default();
-    assert!(
-        counts.get("pass").is_some_and(|n| n.as_u64() > Some(0)),
-        "{counts:?}"
-    );
-    for outcome in ["fail", "warn", "info", "error", "skip"] {
-        assert!(!counts.contains_key(outcome), "{outcome} in {counts:?}");
-    }
 }
 
 #[test]

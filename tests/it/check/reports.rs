@@ -136,7 +136,15 @@ fn markdown_report_with_a_baseline() {
 fn report_to_a_file_keeps_the_summary_on_stderr() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("report.xml");
-    let run = mix_run("junit", &["--output", out.to_str().expect("utf-8 path")]);
+    let mut command = memspec();
+    command
+        .args(["check", "--format", "junit", "--backend"])
+        .arg(backend("_report_mix"))
+        .arg("--cases")
+        .arg(fixtures())
+        .args(["--case", "basics.str-replace", "--output"])
+        .arg(&out);
+    let run = run_command(&mut command);
     assert_eq!(run.code, 3, "{}", run.describe());
     assert!(run.stdout.is_empty(), "{}", run.describe());
     let written = std::fs::read_to_string(&out).expect("report written");
