@@ -546,19 +546,21 @@ fn swapping_a_folder_for_a_symlink_never_escapes() {
                     &spare,
                     rustix::fs::RenameFlags::EXCHANGE,
                 );
-                if exchanged.is_err() {
+                let swapped = exchanged.is_ok() || {
                     // No RENAME_EXCHANGE on this filesystem: swap in three renames instead.
                     let hold = sub.with_file_name(".swap-hold");
-                    let _ = std::fs::rename(&sub, &hold);
-                    let _ = std::fs::rename(&spare, &sub);
-                    let _ = std::fs::rename(&hold, &spare);
+                    std::fs::rename(&sub, &hold).is_ok()
+                        && std::fs::rename(&spare, &sub).is_ok()
+                        && std::fs::rename(&hold, &spare).is_ok()
+                };
+                if swapped {
+                    swaps.fetch_add(1, Ordering::Relaxed);
                 }
-                swaps.fetch_add(1, Ordering::Relaxed);
             }
         })
     };
     let deadline = Instant::now() + Duration::from_millis(1200);
-    let mut calls = 0usize;
+    let (mut calls, mut saw_link, mut saw_dir) = (0usize, 0usize, 0usize);
     let mut i = 0usize;
     while Instant::now() < deadline {
         i += 1;
@@ -583,6 +585,14 @@ fn swapping_a_folder_for_a_symlink_never_escapes() {
         ] {
             let result = sb.call(&input);
             assert_no_leak(&sb, &input, &result.text);
+            if result
+                .text
+                .contains("goes through the symbolic link /memories/sub;")
+            {
+                saw_link += 1;
+            } else if !result.is_error {
+                saw_dir += 1;
+            }
             calls += 1;
         }
     }
@@ -593,6 +603,11 @@ fn swapping_a_folder_for_a_symlink_never_escapes() {
         "the swapper barely ran"
     );
     assert!(calls > 100, "the hammer barely ran");
+    // Both states were met: the race was real.
+    assert!(
+        saw_link > 0 && saw_dir > 0,
+        "link {saw_link}, folder {saw_dir}"
+    );
     assert_eq!(outside(&sb), before, "the race reached outside memories/");
     assert!(temp_files(&sb.mem).is_empty());
     // Whatever is left at sub and .swap, the outside folder is still where it was.
