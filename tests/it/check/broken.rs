@@ -170,6 +170,7 @@ fn node_modules_listed_warns() {
 
 #[test]
 fn line_limit_off_by_one_warns() {
+    // The fixed case grades the whole step at the rule's level (SHOULD), `is_error` included.
     let run = expect(
         "line_limit_off_by_one",
         From::Fixtures,
@@ -179,6 +180,42 @@ fn line_limit_off_by_one_warns() {
     );
     let result = run.result("basics.line-limit-exact");
     assert_eq!(checks(&result), ["is_error:SHOULD", "text:SHOULD"]);
+}
+
+#[test]
+fn line_limit_off_by_one_is_caught_by_the_suite() {
+    let ids = [
+        "encoding.line-limit-999999",
+        "encoding.line-limit-999999-no-final-newline",
+        "encoding.line-limit-1m",
+    ];
+    let run = check(Some("line_limit_off_by_one"), None, &ids, &[]);
+    let outcomes = run.outcomes();
+    // With a final newline, refusing 999,999 lines is what the Python SDK does: a named dialect
+    // of a decision (INFO).
+    assert_eq!(
+        outcomes["encoding.line-limit-999999"],
+        "info",
+        "{}",
+        run.describe()
+    );
+    let finding = &run.result("encoding.line-limit-999999")["findings"][1];
+    assert_eq!(finding["dialect"], "python-sdk", "{finding}");
+    // Without one it is off by one. The suite's case keeps `is_error` at its default level
+    // (MUST), so the refusal fails; the text differs at SHOULD either way.
+    let result = run.result("encoding.line-limit-999999-no-final-newline");
+    assert!(
+        matches!(result["outcome"].as_str(), Some("warn" | "fail")),
+        "{result}"
+    );
+    assert!(has(&result, "text:SHOULD"), "{result}");
+    // A million lines are still refused.
+    assert_eq!(
+        outcomes["encoding.line-limit-1m"],
+        "pass",
+        "{}",
+        run.describe()
+    );
 }
 
 // --- INFO: the reference's decisions inform ------------------------------------------------
@@ -306,15 +343,21 @@ fn deleting_the_root_fails() {
 fn following_a_symlink_out_fails() {
     let run = expect(
         "symlink_followed",
-        From::Fixtures,
+        From::Suite,
         &[
-            ("attacks.symlink-out", "fail"),
-            ("basics.view-file", "pass"),
+            ("symlinks.view-canary-link", "fail"),
+            ("symlinks.create-through-dir-link-out", "fail"),
+            // It follows links on view and create only: str_replace still refuses them.
+            ("symlinks.str-replace-file-link-out", "pass"),
         ],
         NOT_CONFORMANT,
         &[],
     );
-    assert!(has(&run.result("attacks.symlink-out"), "leak:MUST"));
+    assert!(has(&run.result("symlinks.view-canary-link"), "leak:MUST"));
+    assert!(has(
+        &run.result("symlinks.create-through-dir-link-out"),
+        "outside:MUST"
+    ));
 }
 
 #[test]
