@@ -201,15 +201,21 @@ fn shorten(line: &[u8]) -> String {
 
 /// Decodes one reply line for request `id`.
 pub fn parse_reply(line: &[u8], id: u64) -> Result<ToolResult, BackendError> {
-    let garbage = |detail: String| BackendError::Garbage { detail, line: shorten(line) };
-    let reply: Value = serde_json::from_slice(line)
-        .map_err(|e| garbage(format!("not JSON ({e})")))?;
+    let garbage = |detail: String| BackendError::Garbage {
+        detail,
+        line: shorten(line),
+    };
+    let reply: Value =
+        serde_json::from_slice(line).map_err(|e| garbage(format!("not JSON ({e})")))?;
     let Value::Object(reply) = reply else {
         return Err(garbage("a reply must be a JSON object".to_string()));
     };
     let got = reply.get("id").cloned().unwrap_or(Value::Null);
     if got != Value::from(id) {
-        return Err(BackendError::WrongId { expected: id, got: got.to_string() });
+        return Err(BackendError::WrongId {
+            expected: id,
+            got: got.to_string(),
+        });
     }
     // The SDK runners send `content: null` for a tool that returned nothing: Claude sees an
     // empty result, so that is what is graded. A reply without the field at all is garbage.
@@ -221,7 +227,11 @@ pub fn parse_reply(line: &[u8], id: u64) -> Result<ToolResult, BackendError> {
     let is_error = match reply.get("is_error") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(flag)) => *flag,
-        Some(other) => return Err(garbage(format!("`is_error` must be a boolean, got {other}"))),
+        Some(other) => {
+            return Err(garbage(format!(
+                "`is_error` must be a boolean, got {other}"
+            )));
+        }
     };
     Ok(ToolResult { text, is_error })
 }
@@ -229,8 +239,10 @@ pub fn parse_reply(line: &[u8], id: u64) -> Result<ToolResult, BackendError> {
 impl Stdio {
     /// Sends one request line and waits for its reply line.
     fn exchange(&mut self, request: &Request) -> Result<Vec<u8>, BackendError> {
-        let mut line = serde_json::to_vec(request)
-            .map_err(|e| BackendError::Send { reason: e.to_string(), stderr: String::new() })?;
+        let mut line = serde_json::to_vec(request).map_err(|e| BackendError::Send {
+            reason: e.to_string(),
+            stderr: String::new(),
+        })?;
         line.push(b'\n');
         let sent = match self.stdin.as_mut() {
             Some(stdin) => stdin.write_all(&line).and_then(|()| stdin.flush()),
@@ -241,7 +253,10 @@ impl Stdio {
             if self.child.wait_timeout_ms(200).is_some() {
                 return Err(self.crashed());
             }
-            return Err(BackendError::Send { reason: e.to_string(), stderr: self.stderr_text() });
+            return Err(BackendError::Send {
+                reason: e.to_string(),
+                stderr: self.stderr_text(),
+            });
         }
         let reply = match self.lines.recv_timeout(self.timeout) {
             Ok(Ok(reply)) => reply,
@@ -251,7 +266,9 @@ impl Stdio {
             }
             Err(RecvTimeoutError::Timeout) => {
                 self.kill();
-                return Err(BackendError::Timeout { after: self.timeout });
+                return Err(BackendError::Timeout {
+                    after: self.timeout,
+                });
             }
             Err(RecvTimeoutError::Disconnected) => return Err(self.crashed()),
         };
@@ -262,7 +279,9 @@ impl Stdio {
                 Err(detail) => detail,
             };
             self.kill();
-            return Err(BackendError::Flood { detail: format!("an extra line after the reply: {extra}") });
+            return Err(BackendError::Flood {
+                detail: format!("an extra line after the reply: {extra}"),
+            });
         }
         Ok(reply)
     }
@@ -277,19 +296,30 @@ impl Stdio {
 impl Backend for Stdio {
     fn call(&mut self, input: &Value) -> Result<ToolResult, BackendError> {
         let id = self.next_id();
-        let reply = self.exchange(&Request { id, input: Some(input.clone()), control: None })?;
+        let reply = self.exchange(&Request {
+            id,
+            input: Some(input.clone()),
+            control: None,
+        })?;
         parse_reply(&reply, id)
     }
 
     fn reset(&mut self) -> Result<bool, BackendError> {
         let id = self.next_id();
-        let reply = self.exchange(&Request { id, input: None, control: Some("reset".to_string()) })?;
+        let reply = self.exchange(&Request {
+            id,
+            input: None,
+            control: Some("reset".to_string()),
+        })?;
         let value: Value = serde_json::from_slice(&reply).map_err(|e| BackendError::Garbage {
             detail: format!("not a JSON reply to `reset` ({e})"),
             line: shorten(&reply),
         })?;
         if value.get("id") != Some(&Value::from(id)) {
-            return Err(BackendError::WrongId { expected: id, got: value.get("id").map_or("none".into(), Value::to_string) });
+            return Err(BackendError::WrongId {
+                expected: id,
+                got: value.get("id").map_or("none".into(), Value::to_string),
+            });
         }
         // A backend without the control answers anything but `ok: true`; that is a "no".
         Ok(value.get("ok") == Some(&Value::Bool(true)))

@@ -17,12 +17,17 @@ pub const PROTOCOL_VERSION: u32 = 1;
 pub struct Request {
     /// Correlation id, echoed in the reply.
     pub id: u64,
-    /// The tool input (absent for a control request).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The tool input (absent for a control request). `"input": null` is a (malformed) tool
+    /// input, not an absent one, so it is kept as `Some(Value::Null)`.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     pub input: Option<Value>,
     /// A control request: `reset` wipes the memories folder, `hello` asks who is there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub control: Option<String>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
 }
 
 /// One line from a backend to the harness, as loosely as backends write it.

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt, OpenOptionsMaybeDirExt};
+use cap_fs_ext::{DirExt, FollowSymlinks, MetadataExt, OpenOptionsFollowExt, OpenOptionsMaybeDirExt};
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
 use rustix::fs::{FlockOperation, RenameFlags};
@@ -149,8 +149,27 @@ pub fn kind_of(dir: &Dir, name: &str) -> Kind {
     }
 }
 
+/// Why a file could not be read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// It is not a regular file (a FIFO or socket swapped in, a folder).
+    NotRegular,
+    /// It has more than one hard link: another name for it may lie outside the root.
+    HardLinked,
+    /// The operating system refused.
+    Io(io::Error),
+}
+
+impl From<io::Error> for ReadError {
+    fn from(err: io::Error) -> Self {
+        ReadError::Io(err)
+    }
+}
+
 /// Reads a regular file without following a link and without blocking on a FIFO swapped in.
-pub fn read_file(dir: &Dir, name: &str) -> io::Result<Vec<u8>> {
+/// A file with other hard links is refused: its other names may be outside the root, so
+/// reading or editing it would read or edit outside. The reference itself never makes one.
+pub fn read_file(dir: &Dir, name: &str) -> Result<Vec<u8>, ReadError> {
     let mut options = OpenOptions::new();
     options
         .read(true)
@@ -159,10 +178,10 @@ pub fn read_file(dir: &Dir, name: &str) -> io::Result<Vec<u8>> {
     let mut file = dir.open_with(name, &options)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "not a regular file",
-        ));
+        return Err(ReadError::NotRegular);
+    }
+    if meta.nlink() > 1 {
+        return Err(ReadError::HardLinked);
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.read_to_end(&mut bytes)?;
@@ -206,12 +225,12 @@ pub fn replace_file(dir: &Dir, name: &str, bytes: &[u8]) -> io::Result<()> {
 }
 
 /// Atomically creates `name` in `dir` with `bytes`; fails with `AlreadyExists` if anything,
-/// even a dangling symlink, has that name. A hard link is the no-replace primitive here.
+/// even a dangling symlink, has that name (`renameat2` with `RENAME_NOREPLACE`).
 pub fn create_file(dir: &Dir, name: &str, bytes: &[u8]) -> io::Result<()> {
     let temp = write_temp(dir, bytes)?;
-    let linked = dir.hard_link(&temp, dir, name);
-    let _ = dir.remove_file(&temp);
-    linked
+    rename_no_replace(dir, &temp, dir, name).inspect_err(|_| {
+        let _ = dir.remove_file(&temp);
+    })
 }
 
 /// Renames without replacing: fails with `AlreadyExists` when the destination exists.

@@ -3,7 +3,7 @@
 use std::io;
 
 use super::confine::{self, Kind, WalkError};
-use super::{Located, Outcome, Reference, locate, messages, parse, refuse_leaf, text};
+use super::{Located, Outcome, Reference, locate, messages, parse, read_refusal, refuse_leaf, text};
 
 /// Lines of context shown around an edit, as in the text editor tool.
 const SNIPPET_CONTEXT: usize = 4;
@@ -130,11 +130,8 @@ fn read_text(
     let (Some(name), Kind::File) = (&located.name, located.kind) else {
         return Err(missing(spelled));
     };
-    let bytes = confine::read_file(&located.parent, name).map_err(|e| match e.kind() {
-        io::ErrorKind::NotFound => missing(spelled),
-        io::ErrorKind::InvalidInput => messages::not_regular(spelled),
-        _ => messages::io_failure("read", spelled, &e),
-    })?;
+    let bytes = confine::read_file(&located.parent, name)
+        .map_err(|e| read_refusal(e, spelled, "read", missing))?;
     let content = String::from_utf8(bytes).map_err(|_| messages::not_utf8(spelled))?;
     Ok((located, content))
 }

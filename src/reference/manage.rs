@@ -20,6 +20,10 @@ pub(super) fn delete(reference: &Reference, spelled: &str) -> Outcome {
     if located.kind == Kind::Missing {
         return Err(messages::delete_missing(spelled));
     }
+    // `link/` asks for what the link points to; the reference never follows a link.
+    if located.kind == Kind::Symlink && located.path.has_trailing_slash() {
+        return Err(messages::symlink_refused(spelled, &located.path.to_string()));
+    }
     match confine::delete(&located.parent, name, located.kind) {
         Ok(()) => Ok(messages::delete_ok(spelled)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Err(messages::delete_missing(spelled)),
@@ -44,8 +48,15 @@ pub(super) fn rename(reference: &Reference, old_spelled: &str, new_spelled: &str
     if source.kind == Kind::Missing {
         return Err(messages::rename_missing(old_spelled));
     }
+    if source.kind == Kind::Symlink && source.path.has_trailing_slash() {
+        return Err(messages::symlink_refused(old_spelled, &source.path.to_string()));
+    }
     if new.is_root() {
         return Err(messages::rename_exists(new_spelled));
+    }
+    // Like create: a trailing slash names a folder, and a file cannot become one.
+    if new.has_trailing_slash() && source.kind != Kind::Dir {
+        return Err(messages::rename_trailing_slash(old_spelled, new_spelled));
     }
     // Destination: refuse if anything is there; a missing parent is fine (it gets created).
     match reference.root().parent_of(new.components(), false) {

@@ -124,6 +124,13 @@ pub fn not_regular(path: &str) -> String {
     format!("Error: The path {path} is not a regular file or folder.")
 }
 
+/// A file with other hard links, whose other names may lie outside the root.
+pub fn hard_linked(path: &str) -> String {
+    format!(
+        "Error: The file {path} has other hard links, which may lie outside /memories; the memory tool does not read or edit it."
+    )
+}
+
 /// A file whose bytes are not UTF-8; read-only refusal so that no edit can corrupt it.
 pub fn not_utf8(path: &str) -> String {
     format!(
@@ -181,6 +188,13 @@ pub const RENAME_ROOT: &str = "Error: Cannot rename the /memories directory itse
 /// rename of a folder into itself or below itself.
 pub fn rename_into_itself(old_path: &str, new_path: &str) -> String {
     format!("Error: Cannot move {old_path} into itself ({new_path}).")
+}
+
+/// rename of a file onto a path with a trailing slash, which names a folder.
+pub fn rename_trailing_slash(old_path: &str, new_path: &str) -> String {
+    format!(
+        "Error: Cannot rename {old_path} to {new_path}: the destination ends with a slash, which names a folder, and {old_path} is a file."
+    )
 }
 
 /// rename whose destination's parent is a file.

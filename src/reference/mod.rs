@@ -151,6 +151,21 @@ fn walk_error(
     }
 }
 
+/// The message for a file that could not be read.
+fn read_refusal(
+    error: confine::ReadError,
+    spelled: &str,
+    verb: &str,
+    missing: fn(&str) -> String,
+) -> String {
+    match error {
+        confine::ReadError::NotRegular => messages::not_regular(spelled),
+        confine::ReadError::HardLinked => messages::hard_linked(spelled),
+        confine::ReadError::Io(e) if e.kind() == std::io::ErrorKind::NotFound => missing(spelled),
+        confine::ReadError::Io(e) => messages::io_failure(verb, spelled, &e),
+    }
+}
+
 /// Refusal for a leaf that is a symlink or a special file, shared by the commands that read.
 fn refuse_leaf(located: &Located, spelled: &str, missing: fn(&str) -> String) -> Option<String> {
     match located.kind {

@@ -39,13 +39,11 @@ pub fn line_start(text: &str, n: usize) -> usize {
 /// Appends `\n{number:>6}\t{line}` for each line, starting at `first`. Formats numbers by hand:
 /// this is the hot loop of viewing a 999,999-line file.
 pub fn push_numbered<'a>(out: &mut String, first: usize, lines: impl Iterator<Item = &'a str>) {
-    let mut number = first;
-    for line in lines {
+    for (number, line) in (first..).zip(lines) {
         out.push('\n');
         push_number(out, number);
         out.push('\t');
         out.push_str(line);
-        number += 1;
     }
 }
 

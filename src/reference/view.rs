@@ -7,7 +7,7 @@ use cap_fs_ext::DirExt;
 use cap_std::fs::Dir;
 
 use super::confine::{self, Kind};
-use super::{Outcome, Reference, locate, messages, refuse_leaf, text};
+use super::{Outcome, Reference, locate, messages, read_refusal, refuse_leaf, text};
 
 pub(super) fn view(reference: &Reference, spelled: &str, range: Option<(i128, i128)>) -> Outcome {
     let located = locate(reference, spelled, messages::view_missing)?;
@@ -33,11 +33,8 @@ pub(super) fn view(reference: &Reference, spelled: &str, range: Option<(i128, i1
 }
 
 fn view_file(parent: &Dir, name: &str, spelled: &str, range: Option<(i128, i128)>) -> Outcome {
-    let bytes = confine::read_file(parent, name).map_err(|e| match e.kind() {
-        io::ErrorKind::InvalidInput => messages::not_regular(spelled),
-        io::ErrorKind::NotFound => messages::view_missing(spelled),
-        _ => messages::io_failure("view", spelled, &e),
-    })?;
+    let bytes = confine::read_file(parent, name)
+        .map_err(|e| read_refusal(e, spelled, "view", messages::view_missing))?;
     let content = std::str::from_utf8(&bytes).map_err(|_| messages::not_utf8(spelled))?;
     let n_lines = text::line_count(content);
     if n_lines > text::MAX_LINES {

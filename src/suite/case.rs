@@ -111,6 +111,8 @@ pub enum FixtureKind {
     Dir(bool),
     /// A symbolic link; `{base}` and `{memories}` in the target are replaced by absolute paths.
     Symlink(String),
+    /// A hard link to an existing file (`{base}` and `{memories}` replaced as for symlinks).
+    Hardlink(String),
     /// A named pipe.
     Fifo(bool),
 }
@@ -161,7 +163,8 @@ pub enum TextExpectation {
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Matcher {
     /// A template: literal text with placeholders `{size}` (a human-readable size), `{any}`
-    /// (anything on one line), `{lines}` (any number of whole lines, possibly none) and `{int}`.
+    /// (anything within one line), `{lines}` (anything at all, across lines, possibly nothing)
+    /// and `{int}`.
     /// `{{` and `}}` are literal braces.
     Template(String),
     /// A folder listing: the header line exactly, then the given lines (templates) in any order.
@@ -205,6 +208,8 @@ pub struct Effect {
 pub enum EffectKind {
     /// A regular file with exactly this content.
     FileText(String),
+    /// A regular file with exactly these bytes, hex-encoded (for non-UTF-8 content).
+    FileBytesHex(String),
     /// A regular file (any content).
     File(bool),
     /// A folder.

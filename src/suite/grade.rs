@@ -68,6 +68,8 @@ pub enum Check {
     MustNotContain,
     /// Canary content appeared in an output.
     Leak,
+    /// The sandbox's absolute path appeared in an output.
+    HostPath,
     /// The memories folder after the steps.
     Effect,
     /// Something outside the memories folder changed.

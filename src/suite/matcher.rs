@@ -48,7 +48,7 @@ pub fn compile(template: &str) -> Result<Regex, String> {
             "size" => SIZE,
             "any" => "[^\n]*",
             "int" => "-?[0-9]+",
-            "lines" => "(?:[^\n]*\n?)*?",
+            "lines" => "(?s:.*?)",
             other => {
                 return Err(format!(
                     "unknown placeholder `{{{other}}}` in template {template:?} (known: size, any, int, lines)"

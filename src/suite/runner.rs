@@ -16,6 +16,8 @@ use crate::protocol::ToolResult;
 
 /// The rule cited when something outside the root changed or leaked.
 pub const CONFINEMENT_RULE: &str = "confinement.all-operations";
+/// The rule cited when an output reveals a host path.
+pub const HOST_PATH_RULE: &str = "errors.no-host-paths";
 /// The rule cited when `is_error` is wrong.
 pub const IS_ERROR_RULE: &str = "errors.is-error-flag";
 
@@ -84,7 +86,8 @@ pub struct RunOptions {
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
-            jobs: std::thread::available_parallelism().map_or(2, usize::from),
+            // Cases wait on fsync and on backend processes more than on the CPU: two per core.
+            jobs: 2 * std::thread::available_parallelism().map_or(2, usize::from),
             timeout: Duration::from_secs(10),
             strict: false,
         }
@@ -238,12 +241,20 @@ fn execute(
             .map_err(|e| format!("harness: cannot make fixture {:?}: {e}", fixture.path))?;
     }
     let outside_before = session.sandbox.outside();
-    let ran = run_calls(loaded, &session.sandbox, session.backend.as_mut(), options, result);
+    let ran = run_calls(
+        loaded,
+        &session.sandbox,
+        session.backend.as_mut(),
+        options,
+        result,
+    );
     if let Err(reason) = ran {
         // A broken backend is never reused.
         let stderr = session.backend.shutdown();
         return Err(match stderr {
-            Some(tail) if !reason.contains("stderr:") => format!("{reason}; stderr: {}", tail.trim()),
+            Some(tail) if !reason.contains("stderr:") => {
+                format!("{reason}; stderr: {}", tail.trim())
+            }
             _ => reason,
         });
     }
@@ -298,8 +309,9 @@ fn run_calls(
     result: &mut CaseResult,
 ) -> Result<(), String> {
     for (i, input) in loaded.case.setup.iter().enumerate() {
-        let answer = call(backend, Phase::Setup, &expand_input(input, sandbox), result)?;
-        check_leak(sandbox, &answer, None, result);
+        let input = expand_input(input, sandbox);
+        let answer = call(backend, Phase::Setup, &input, result)?;
+        check_leak(sandbox, &input, &answer, None, result);
         if answer.is_error {
             result.findings.push(Finding {
                 check: Check::Setup,
@@ -318,14 +330,10 @@ fn run_calls(
         }
     }
     for (i, step) in loaded.case.steps.iter().enumerate() {
-        let answer = call(
-            backend,
-            Phase::Step,
-            &expand_input(&step.input, sandbox),
-            result,
-        )?;
-        check_leak(sandbox, &answer, Some(i), result);
-        check_step(loaded, step, i, &answer, result)?;
+        let input = expand_input(&step.input, sandbox);
+        let answer = call(backend, Phase::Step, &input, result)?;
+        check_leak(sandbox, &input, &answer, Some(i), result);
+        check_step(loaded, sandbox, step, i, &answer, result)?;
     }
     Ok(())
 }
@@ -376,10 +384,27 @@ fn expand_input(input: &Value, sandbox: &Sandbox) -> Value {
 
 fn check_leak(
     sandbox: &Sandbox,
+    input: &Value,
     answer: &ToolResult,
     step: Option<usize>,
     result: &mut CaseResult,
 ) {
+    // A host path in an error tells Claude (and whoever reads the transcript) where the
+    // memories live; unless the input itself spelled that path, it leaked.
+    let base = sandbox.base().to_string_lossy();
+    let asked = input.to_string().contains(base.as_ref());
+    if !asked && answer.text.contains(base.as_ref()) {
+        result.findings.push(Finding {
+            check: Check::HostPath,
+            level: Level::Should,
+            rule: HOST_PATH_RULE.to_string(),
+            step,
+            message: "the output reveals the host path of the memories folder".to_string(),
+            expected: None,
+            actual: Some(answer.text.clone()),
+            dialect: None,
+        });
+    }
     if answer.text.contains(sandbox.secret()) {
         result.findings.push(Finding {
             check: Check::Leak,
@@ -397,6 +422,7 @@ fn check_leak(
 
 fn check_step(
     loaded: &LoadedCase,
+    sandbox: &Sandbox,
     step: &Step,
     index: usize,
     answer: &ToolResult,
@@ -430,6 +456,7 @@ fn check_step(
         }
     }
     for forbidden in &step.must_not_contain {
+        let forbidden = forbidden.replace("{{base}}", &sandbox.base().to_string_lossy());
         if answer.text.contains(forbidden.as_str()) {
             result.findings.push(Finding {
                 check: Check::MustNotContain,
@@ -474,10 +501,15 @@ fn known_dialect(
     expected: &TextExpectation,
     actual: &str,
 ) -> Result<Option<String>, String> {
+    // Several official implementations may share one text: name them all.
+    let mut names = Vec::new();
     for dialect in &step.dialects {
         if matcher::matches(&dialect.text, actual).map_err(|e| format!("harness: {e}"))? {
-            return Ok(Some(dialect.name.clone()));
+            names.push(dialect.name.as_str());
         }
+    }
+    if !names.is_empty() {
+        return Ok(Some(names.join(" / ")));
     }
     if let TextExpectation::Exact(text) = expected {
         if text.strip_prefix("Error: ") == Some(actual) {
@@ -498,6 +530,7 @@ fn describe_effect(expect: &super::case::EffectKind) -> String {
     use super::case::EffectKind;
     match expect {
         EffectKind::FileText(text) => format!("a file containing {text:?}"),
+        EffectKind::FileBytesHex(hex) => format!("a file of bytes {hex}"),
         EffectKind::File(_) => "a file".to_string(),
         EffectKind::Dir(_) => "a folder".to_string(),
         EffectKind::Absent(_) => "nothing".to_string(),

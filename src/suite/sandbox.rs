@@ -134,6 +134,7 @@ impl Sandbox {
             }
             FixtureKind::Dir(_) => fs::create_dir_all(&path),
             FixtureKind::Symlink(target) => symlink(self.expand(target), &path),
+            FixtureKind::Hardlink(target) => fs::hard_link(self.expand(target), &path),
             FixtureKind::Fifo(_) => rustix::fs::mknodat(
                 rustix::fs::CWD,
                 &path,
@@ -181,6 +182,9 @@ impl Sandbox {
             (_, Err(_)) => false,
             (EffectKind::File(_), Ok(m)) => m.file_type().is_file(),
             (EffectKind::Dir(_), Ok(m)) => m.file_type().is_dir(),
+            (EffectKind::FileBytesHex(hex), Ok(m)) => {
+                m.file_type().is_file() && decode_hex(hex).ok() == fs::read(&path).ok()
+            }
             (EffectKind::FileText(text), Ok(m)) => {
                 m.file_type().is_file() && fs::read(&path).ok().as_deref() == Some(text.as_bytes())
             }
@@ -242,9 +246,15 @@ fn walk(dir: &Path, base: &Path, skip: &Path, seen: &mut BTreeMap<PathBuf, Seen>
 fn plant_canaries(base: &Path, secret: &str) -> io::Result<()> {
     fs::write(base.join("canary.txt"), format!("{secret} canary\n"))?;
     fs::create_dir(base.join("outside"))?;
-    fs::write(base.join("outside/secret.txt"), format!("{secret} outside\n"))?;
+    fs::write(
+        base.join("outside/secret.txt"),
+        format!("{secret} outside\n"),
+    )?;
     fs::create_dir(base.join("memoriesX"))?;
-    fs::write(base.join("memoriesX/canary.txt"), format!("{secret} sibling\n"))
+    fs::write(
+        base.join("memoriesX/canary.txt"),
+        format!("{secret} sibling\n"),
+    )
 }
 
 fn decode_hex(hex: &str) -> io::Result<Vec<u8>> {
