@@ -164,23 +164,26 @@ fn the_fixture_cases_lint_clean() {
 
 #[test]
 fn a_short_timeout_turns_a_hang_into_an_error_quickly() {
+    // No passing case here: the per-call timeout also covers the backend's start-up (Python
+    // and `memspec serve`), which can exceed half a second on a loaded machine.
     let run = check(
         Some("hang_on_view"),
         Some(&fixtures()),
-        &[
-            "basics.view-file",
-            "basics.view-missing",
-            "basics.create-success",
-        ],
+        &["basics.view-file", "basics.view-missing"],
         &["--timeout", "0.5"],
     );
     assert_eq!(run.code, 3, "{}", run.describe());
-    let outcomes = run.outcomes();
-    assert_eq!(outcomes["basics.view-file"], "error");
-    assert_eq!(outcomes["basics.view-missing"], "error");
-    assert_eq!(outcomes["basics.create-success"], "pass");
+    for result in run.results() {
+        assert_eq!(result["outcome"], "error", "{result}");
+        let reason = result["reason"].as_str().unwrap_or_default();
+        assert!(
+            reason.contains("did not answer within 0.5 s (killed)"),
+            "{reason}"
+        );
+    }
+    // Both hangs together take less than one default timeout (10 s) would.
     assert!(
-        run.elapsed < Duration::from_secs(5),
+        run.elapsed < Duration::from_secs(8),
         "took {:?}",
         run.elapsed
     );
