@@ -105,7 +105,11 @@ pub fn diff(expected: &str, actual: &str) -> Vec<DiffLine> {
             lines.push(DiffLine { tag, spans });
             // Only worth a line when the two texts disagree about the final newline.
             let newline_differs = expected.ends_with('\n') != actual.ends_with('\n');
-            if newline_differs && !ends_with_newline && change.missing_newline() && tag != LineTag::Same {
+            if newline_differs
+                && !ends_with_newline
+                && change.missing_newline()
+                && tag != LineTag::Same
+            {
                 lines.push(DiffLine {
                     tag,
                     spans: vec![Span {
@@ -155,6 +159,279 @@ pub fn render_unified(expected: &str, actual: &str) -> String {
     out
 }
 
+/// How [`diff_with`] and [`visible_with`] draw whitespace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Glyphs {
+    /// Tab stops: a tab becomes `→` padded with spaces up to the next stop, so that columns stay
+    /// aligned (a `{n:>6}\t` gutter keeps its shape); `None` draws a lone `→`.
+    pub tab_width: Option<usize>,
+    /// Spaces inside changed words are drawn as `·`: a changed run of spaces is otherwise
+    /// invisible, and a tab against spaces would look like a tab against nothing.
+    pub spaces_in_changes: bool,
+}
+
+impl Default for Glyphs {
+    fn default() -> Self {
+        Glyphs {
+            tab_width: Some(4),
+            spaces_in_changes: true,
+        }
+    }
+}
+
+/// Drawn after the last line of the side that lacks the final newline the other side has.
+pub const NO_FINAL_NEWLINE: &str = "∅ no newline at end";
+
+/// Like [`visible`], with column-aware tabs when `glyphs.tab_width` is set.
+pub fn visible_with(line: &str, glyphs: Glyphs) -> String {
+    let mut painter = Painter::new(line.trim_end_matches(' ').len(), glyphs);
+    painter.paint(line, false)
+}
+
+/// Like [`diff`], drawing whitespace as `glyphs` says; a missing final newline is a trailing
+/// emphasized [`NO_FINAL_NEWLINE`] run on the line that lacks it, not a line of its own, so that
+/// line numbers stay true.
+pub fn diff_with(expected: &str, actual: &str, glyphs: Glyphs) -> Vec<DiffLine> {
+    let diff = TextDiff::configure()
+        .timeout(std::time::Duration::from_millis(500))
+        .diff_lines(expected, actual);
+    let newline_differs = expected.ends_with('\n') != actual.ends_with('\n');
+    let mut lines = Vec::new();
+    for op in diff.ops() {
+        // (line, raw content, whether it ends with a newline), for the newline marks below.
+        let mut group: Vec<(DiffLine, String, bool)> = Vec::new();
+        for change in diff.iter_inline_changes(op) {
+            let tag = match change.tag() {
+                ChangeTag::Equal => LineTag::Same,
+                ChangeTag::Delete => LineTag::Expected,
+                ChangeTag::Insert => LineTag::Actual,
+            };
+            let mut pieces: Vec<(bool, String)> = change
+                .iter_strings_lossy()
+                .map(|(emphasized, text)| (emphasized && tag != LineTag::Same, text.into_owned()))
+                .collect();
+            let mut terminated = false;
+            if let Some((_, last)) = pieces.last_mut()
+                && last.ends_with('\n')
+            {
+                last.pop();
+                terminated = true;
+            }
+            let raw: String = pieces.iter().map(|(_, t)| t.as_str()).collect();
+            let trailing = raw.len() - raw.trim_end_matches(' ').len();
+            let mut painter = Painter::new(raw.len() - trailing, glyphs);
+            let spans: Vec<Span> = pieces
+                .iter()
+                .map(|(emphasized, text)| Span {
+                    text: painter.paint(text, *emphasized),
+                    emphasized: *emphasized,
+                })
+                .filter(|span| !span.text.is_empty())
+                .collect();
+            group.push((DiffLine { tag, spans }, raw, terminated));
+        }
+        // A changed line that lacks the newline ending its counterpart gets the mark, so that
+        // two lines that look identical are seen to differ; so does a final line when only
+        // one text ends with a newline.
+        let marked: Vec<bool> = group
+            .iter()
+            .map(|(line, raw, terminated)| {
+                line.tag != LineTag::Same
+                    && !terminated
+                    && (newline_differs
+                        || group.iter().any(|(other, other_raw, other_terminated)| {
+                            other.tag != line.tag
+                                && other.tag != LineTag::Same
+                                && *other_terminated
+                                && other_raw == raw
+                        }))
+            })
+            .collect();
+        for ((mut line, _, _), mark) in group.into_iter().zip(marked) {
+            if mark {
+                line.spans.push(Span {
+                    text: format!(" {NO_FINAL_NEWLINE}"),
+                    emphasized: true,
+                });
+            }
+            lines.push(line);
+        }
+    }
+    lines
+}
+
+/// Draws the runs of one line, keeping track of the column (for tab stops) and of where the
+/// line's trailing spaces start.
+struct Painter {
+    glyphs: Glyphs,
+    trailing_from: usize,
+    offset: usize,
+    column: usize,
+}
+
+impl Painter {
+    fn new(trailing_from: usize, glyphs: Glyphs) -> Painter {
+        Painter {
+            glyphs,
+            trailing_from,
+            offset: 0,
+            column: 0,
+        }
+    }
+
+    fn paint(&mut self, text: &str, emphasized: bool) -> String {
+        let mut out = String::with_capacity(text.len() + 4);
+        for c in text.chars() {
+            let trailing = self.offset >= self.trailing_from;
+            self.offset += c.len_utf8();
+            match c {
+                '\t' => {
+                    out.push('→');
+                    self.column += 1;
+                    if let Some(width) = self.glyphs.tab_width.filter(|w| *w > 0) {
+                        while !self.column.is_multiple_of(width) {
+                            out.push(' ');
+                            self.column += 1;
+                        }
+                    }
+                    continue;
+                }
+                ' ' if trailing || (emphasized && self.glyphs.spaces_in_changes) => out.push('·'),
+                c => push_visible(&mut out, c),
+            }
+            self.column += 1;
+        }
+        out
+    }
+}
+
+/// Like [`render_unified`], drawing whitespace as `glyphs` says (spaces inside changed words
+/// as `·`, so that a tab against spaces reads `[-→-]` against `{+····+}`).
+pub fn render_unified_with(expected: &str, actual: &str, glyphs: Glyphs) -> String {
+    let mut out = String::new();
+    for line in diff_with(expected, actual, glyphs) {
+        let (sign, open, close) = match line.tag {
+            LineTag::Same => (' ', "", ""),
+            LineTag::Expected => ('-', "[-", "-]"),
+            LineTag::Actual => ('+', "{+", "+}"),
+        };
+        out.push(sign);
+        out.push(' ');
+        let partly = line.spans.iter().any(|s| !s.emphasized);
+        for span in &line.spans {
+            if span.emphasized && partly {
+                out.push_str(open);
+                out.push_str(&span.text);
+                out.push_str(close);
+            } else {
+                out.push_str(&span.text);
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// One side of a side-by-side row: the line and its number on that side.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Numbered {
+    /// 1-based line number in its text.
+    pub number: usize,
+    /// The line.
+    pub line: DiffLine,
+}
+
+/// A row of a side-by-side diff: expected on the left, actual on the right; a side is `None`
+/// where the other side has a line the first lacks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// The expected text's line.
+    pub left: Option<Numbered>,
+    /// The actual text's line.
+    pub right: Option<Numbered>,
+}
+
+/// Lays a diff out side by side: equal lines face each other, and within a changed block the
+/// n-th removed line faces the n-th added one (which is what word emphasis was computed on).
+pub fn side_by_side(lines: &[DiffLine]) -> Vec<Row> {
+    let mut rows = Vec::with_capacity(lines.len());
+    let (mut left_number, mut right_number) = (0, 0);
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].tag == LineTag::Same {
+            left_number += 1;
+            right_number += 1;
+            rows.push(Row {
+                left: Some(Numbered {
+                    number: left_number,
+                    line: lines[i].clone(),
+                }),
+                right: Some(Numbered {
+                    number: right_number,
+                    line: lines[i].clone(),
+                }),
+            });
+            i += 1;
+            continue;
+        }
+        let end = lines[i..]
+            .iter()
+            .position(|l| l.tag == LineTag::Same)
+            .map_or(lines.len(), |n| i + n);
+        let mut left = Vec::new();
+        let mut right = Vec::new();
+        for line in &lines[i..end] {
+            if line.tag == LineTag::Expected {
+                left_number += 1;
+                left.push(Numbered {
+                    number: left_number,
+                    line: line.clone(),
+                });
+            } else {
+                right_number += 1;
+                right.push(Numbered {
+                    number: right_number,
+                    line: line.clone(),
+                });
+            }
+        }
+        let height = left.len().max(right.len());
+        let mut left = left.into_iter();
+        let mut right = right.into_iter();
+        for _ in 0..height {
+            rows.push(Row {
+                left: left.next(),
+                right: right.next(),
+            });
+        }
+        i = end;
+    }
+    rows
+}
+
+/// Line numbers of a unified diff: (expected's, actual's); one is `None` on a changed line.
+pub fn numbers(lines: &[DiffLine]) -> Vec<(Option<usize>, Option<usize>)> {
+    let (mut left, mut right) = (0, 0);
+    lines
+        .iter()
+        .map(|line| match line.tag {
+            LineTag::Same => {
+                left += 1;
+                right += 1;
+                (Some(left), Some(right))
+            }
+            LineTag::Expected => {
+                left += 1;
+                (Some(left), None)
+            }
+            LineTag::Actual => {
+                right += 1;
+                (None, Some(right))
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,5 +453,75 @@ mod tests {
     fn missing_final_newline_is_shown() {
         let out = render_unified("a\n", "a");
         assert!(out.contains("no newline at end"), "{out}");
+    }
+
+    fn glyphs() -> Glyphs {
+        Glyphs::default()
+    }
+
+    #[test]
+    fn tabs_reach_the_next_stop() {
+        assert_eq!(visible_with("     1\tHello", glyphs()), "     1→ Hello");
+        assert_eq!(visible_with("\tx", glyphs()), "→   x");
+        assert_eq!(visible_with("abcd\tx ", glyphs()), "abcd→   x·");
+    }
+
+    #[test]
+    fn tab_against_spaces_shows_both_sides() {
+        let lines = diff_with("     1\tHello\n", "     1    Hello\n", glyphs());
+        let texts: Vec<String> = lines.iter().map(DiffLine::text).collect();
+        assert_eq!(texts, ["     1→ Hello", "     1····Hello"]);
+        assert!(
+            lines[1]
+                .spans
+                .iter()
+                .any(|s| s.emphasized && s.text == "····")
+        );
+    }
+
+    #[test]
+    fn missing_newline_marks_the_line_without_one() {
+        let lines = diff_with("a\nb\n", "a\nb", glyphs());
+        let last = lines.last().map(DiffLine::text).unwrap_or_default();
+        assert_eq!(last, format!("b {NO_FINAL_NEWLINE}"));
+        let rows = side_by_side(&lines);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[1].left.as_ref().map(|n| n.number), Some(2));
+        assert_eq!(rows[1].right.as_ref().map(|n| n.number), Some(2));
+    }
+
+    #[test]
+    fn side_by_side_pairs_changed_blocks() {
+        let lines = diff_with("a\nb\nc\n", "a\nB\nX\nc\n", glyphs());
+        let rows = side_by_side(&lines);
+        let shape: Vec<(Option<usize>, Option<usize>)> = rows
+            .iter()
+            .map(|r| {
+                (
+                    r.left.as_ref().map(|n| n.number),
+                    r.right.as_ref().map(|n| n.number),
+                )
+            })
+            .collect();
+        assert_eq!(
+            shape,
+            [
+                (Some(1), Some(1)),
+                (Some(2), Some(2)),
+                (None, Some(3)),
+                (Some(3), Some(4))
+            ]
+        );
+        assert_eq!(numbers(&lines).len(), lines.len());
+    }
+
+    #[test]
+    fn a_line_differing_only_by_its_newline_is_marked() {
+        let lines = diff_with("a\nb", "a\nb\nc", glyphs());
+        let texts: Vec<String> = lines.iter().map(DiffLine::text).collect();
+        assert_eq!(
+            texts,
+            ["a", format!("b {NO_FINAL_NEWLINE}").as_str(), "b", "c"]
+        );
     }
 }

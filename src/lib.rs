@@ -5,17 +5,23 @@
 //! - [`diff`]: whitespace-visible diffs shared by reports and the TUI.
 //! - [`check`]: `memspec check` from configuration to report.
 //! - [`backend`]: backends under test and protocol v1 (JSON Lines over stdio).
+//! - [`replay`]: replaying a transcript against a backend and the reference, verdict per step.
 //! - [`report`]: reports of a run in every format, and the verdict.
 //! - [`serve`]: the reference backend served over protocol v1.
 //! - [`spec`]: the spec's rules and the reference's decisions, as data.
 //! - [`suite`]: the declarative suite: cases, matching, grading, runner, baselines.
+//! - [`transcript`]: conversations read from the formats users have on disk.
+//! - [`tui`]: the replay TUI.
 
 pub mod backend;
 pub mod check;
 pub mod diff;
 pub mod protocol;
 pub mod reference;
+pub mod replay;
 pub mod report;
 pub mod serve;
 pub mod spec;
 pub mod suite;
+pub mod transcript;
+pub mod tui;

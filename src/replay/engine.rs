@@ -1,0 +1,368 @@
+//! The replay loop: one call at a time to both backends, then the comparisons.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::scratch::Scratch;
+use super::tree::{Difference, Scanner, Tree};
+use super::verdict::{self, Divergence, Pair, Results, StepVerdict};
+use super::{
+    Answer, FILE_CONTENT_LIMIT, FileDifference, Replay, ReplayError, ReplayOptions, Step, Trees,
+    rules,
+};
+use crate::backend::{Backend, BackendSpec};
+use crate::reference::Reference;
+use crate::spec::Spec;
+use crate::suite::case::Level;
+use crate::suite::grade::Check;
+use crate::transcript::Transcript;
+
+/// After this many failures in a row the backend is not restarted again.
+const MAX_CONSECUTIVE_BREAKS: usize = 3;
+
+/// Replays every memory call of `transcript`; `progress` is told (done, total) as it goes.
+pub fn replay(
+    transcript: Transcript,
+    options: &ReplayOptions,
+    spec: Option<&Spec>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Replay, ReplayError> {
+    let started = Instant::now();
+    let backend_box = scratch(options)?;
+    let reference_box = scratch(options)?;
+    let reference = Reference::open(reference_box.memories())?;
+    let on_folder = options.backend.runs_on_folder();
+    let mut backend = Restarting::new(&options.backend, &backend_box, options.timeout);
+    let mut folders = Folders::new(&backend_box, &reference_box, on_folder);
+    let mut outside_seen: Option<String> = None;
+    let total = transcript.calls.len();
+    let mut steps = Vec::with_capacity(total);
+    for (index, call) in transcript.calls.iter().enumerate() {
+        progress(index, total);
+        if !call.is_memory() {
+            steps.push(Step {
+                backend: None,
+                reference: None,
+                verdict: StepVerdict::not_replayed(&call.name),
+                changed: false,
+                trees: None,
+                files: Vec::new(),
+                backend_micros: 0,
+            });
+            continue;
+        }
+        let call_started = Instant::now();
+        let answer = backend.call(&call.input);
+        let backend_micros = call_started.elapsed().as_micros() as u64;
+        let reference_result = reference.call(&call.input);
+        let before = Arc::clone(&folders.reference);
+        let (trees, tree_change) = folders.after_step(index);
+        let files = tree_change
+            .as_deref()
+            .map(|paths| file_differences(paths, &backend_box, &reference_box))
+            .unwrap_or_default();
+        let changed = match (&call.recorded, answer.result()) {
+            (Some(recorded), Some(result)) => recorded != result,
+            _ => false,
+        };
+        let verdict = match answer.result() {
+            None => StepVerdict::broke(match &answer {
+                Answer::Broke(why) | Answer::NotRun(why) => why.clone(),
+                Answer::Result(_) => String::new(),
+            }),
+            Some(result) => {
+                let results = Results {
+                    input: &call.input,
+                    recorded: call.recorded.as_ref(),
+                    backend: result,
+                    reference: &reference_result,
+                };
+                let mut divergences = verdict::compare(results, spec, options.check);
+                if !options.check {
+                    if let Some(paths) = tree_change {
+                        divergences.push(tree_divergence(
+                            &call.input,
+                            &reference_result,
+                            &before,
+                            &paths,
+                            spec,
+                        ));
+                    }
+                    if result.text.contains(backend_box.secret()) {
+                        divergences.push(confinement(
+                            "the backend's output contains the content of a file outside the memory folder",
+                        ));
+                    }
+                    let outside = backend_box.outside_changes();
+                    if outside.is_some() && outside != outside_seen {
+                        divergences.push(confinement(&format!(
+                            "something outside the memory folder changed: {}",
+                            outside.as_deref().unwrap_or_default()
+                        )));
+                    }
+                    outside_seen = outside;
+                }
+                StepVerdict::graded(divergences, options.check)
+            }
+        };
+        steps.push(Step {
+            backend: Some(answer),
+            reference: Some(Answer::Result(reference_result)),
+            verdict,
+            changed,
+            trees: Some(trees),
+            files,
+            backend_micros,
+        });
+    }
+    progress(total, total);
+    backend.shutdown();
+    Ok(Replay {
+        transcript,
+        backend: options.backend.label(),
+        on_folder,
+        check: options.check,
+        steps,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// Files shown for a folder difference: the first few, both sides read again.
+const FILES_SHOWN: usize = 4;
+
+fn file_differences(
+    paths: &[(String, Difference)],
+    backend: &Scratch,
+    reference: &Scratch,
+) -> Vec<FileDifference> {
+    let read = |root: &Scratch, path: &str| {
+        let host = root.memories().join(path);
+        let meta = std::fs::symlink_metadata(&host).ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        let bytes = std::fs::read(&host).ok()?;
+        Some(String::from_utf8_lossy(&bytes[..bytes.len().min(FILE_CONTENT_LIMIT)]).into_owned())
+    };
+    paths
+        .iter()
+        .map(|(path, _)| FileDifference {
+            path: format!("/memories/{path}"),
+            backend: read(backend, path),
+            reference: read(reference, path),
+        })
+        .filter(|f| f.backend.is_some() || f.reference.is_some())
+        .take(FILES_SHOWN)
+        .collect()
+}
+
+fn scratch(options: &ReplayOptions) -> Result<Scratch, ReplayError> {
+    let scratch = Scratch::new().map_err(ReplayError::Scratch)?;
+    if let Some(seed) = &options.seed {
+        scratch.seed(seed).map_err(|source| ReplayError::Seed {
+            path: seed.clone(),
+            source,
+        })?;
+    }
+    Ok(scratch)
+}
+
+fn confinement(message: &str) -> Divergence {
+    Divergence {
+        pair: Pair::BackendReference,
+        check: Check::Leak,
+        level: Level::Must,
+        rule: Some(rules::CONFINEMENT.to_string()),
+        dialect: None,
+        open: None,
+        message: message.to_string(),
+    }
+}
+
+fn tree_divergence(
+    input: &Value,
+    reference: &crate::protocol::ToolResult,
+    before: &Tree,
+    paths: &[(String, Difference)],
+    spec: Option<&Spec>,
+) -> Divergence {
+    let rule = rules::tree_rule(input, reference, Some(before));
+    let shown: Vec<String> = paths
+        .iter()
+        .take(4)
+        .map(|(path, how)| {
+            let how = match how {
+                Difference::OnlyFirst => "only in the backend's",
+                Difference::OnlySecond => "missing from the backend's",
+                Difference::Content => "content differs",
+            };
+            format!("/memories/{path} ({how})")
+        })
+        .collect();
+    let more = paths.len().saturating_sub(shown.len());
+    Divergence {
+        pair: Pair::BackendReference,
+        check: Check::Effect,
+        level: rule.map_or(Level::Must, |r| rules::level(spec, r, Level::Must)),
+        rule: rule.map(str::to_string),
+        dialect: None,
+        open: None,
+        message: format!(
+            "after this step the memory folders differ: {}{}",
+            shown.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ),
+    }
+}
+
+/// The backend under test, restarted after it breaks (on the same folder, so a filesystem
+/// backend keeps its state), until it has broken too often in a row.
+struct Restarting<'a> {
+    spec: &'a BackendSpec,
+    scratch: &'a Scratch,
+    timeout: Duration,
+    running: Option<Box<dyn Backend>>,
+    breaks: usize,
+    gave_up: Option<String>,
+}
+
+impl<'a> Restarting<'a> {
+    fn new(spec: &'a BackendSpec, scratch: &'a Scratch, timeout: Duration) -> Restarting<'a> {
+        Restarting {
+            spec,
+            scratch,
+            timeout,
+            running: None,
+            breaks: 0,
+            gave_up: None,
+        }
+    }
+
+    fn call(&mut self, input: &Value) -> Answer {
+        if let Some(why) = &self.gave_up {
+            return Answer::NotRun(why.clone());
+        }
+        if self.running.is_none() {
+            match self
+                .spec
+                .start(self.scratch.base(), self.scratch.memories(), self.timeout)
+            {
+                Ok(backend) => self.running = Some(backend),
+                Err(e) => return self.broke(e.to_string(), None),
+            }
+        }
+        let Some(backend) = self.running.as_mut() else {
+            return Answer::NotRun("the backend is not running".to_string());
+        };
+        match backend.call(input) {
+            Ok(result) => {
+                self.breaks = 0;
+                Answer::Result(result)
+            }
+            Err(e) => {
+                let stderr = self.running.take().and_then(|mut b| b.shutdown());
+                self.broke(e.to_string(), stderr)
+            }
+        }
+    }
+
+    fn broke(&mut self, reason: String, stderr: Option<String>) -> Answer {
+        self.breaks += 1;
+        if self.breaks >= MAX_CONSECUTIVE_BREAKS {
+            self.gave_up = Some(format!(
+                "not replayed: the backend broke {MAX_CONSECUTIVE_BREAKS} times in a row and was not restarted again"
+            ));
+        }
+        Answer::Broke(match stderr {
+            Some(tail) if !tail.trim().is_empty() && !reason.contains("stderr:") => {
+                format!("{reason}; stderr: {}", tail.trim())
+            }
+            _ => reason,
+        })
+    }
+
+    fn shutdown(&mut self) {
+        if let Some(mut backend) = self.running.take() {
+            backend.shutdown();
+        }
+    }
+}
+
+/// Both memory folders, scanned after each step, and where they differ.
+struct Folders<'a> {
+    backend_root: &'a Scratch,
+    reference_root: &'a Scratch,
+    on_folder: bool,
+    backend_scan: Scanner,
+    reference_scan: Scanner,
+    backend: Option<Arc<Tree>>,
+    reference: Arc<Tree>,
+    differences: Vec<(String, Difference)>,
+    differ_since: Option<usize>,
+}
+
+impl<'a> Folders<'a> {
+    fn new(backend_root: &'a Scratch, reference_root: &'a Scratch, on_folder: bool) -> Folders<'a> {
+        let mut backend_scan = Scanner::default();
+        let mut reference_scan = Scanner::default();
+        let backend = on_folder.then(|| Arc::new(backend_scan.scan(backend_root.memories())));
+        let reference = Arc::new(reference_scan.scan(reference_root.memories()));
+        Folders {
+            backend_root,
+            reference_root,
+            on_folder,
+            backend_scan,
+            reference_scan,
+            backend,
+            reference,
+            differences: Vec::new(),
+            differ_since: None,
+        }
+    }
+
+    /// Scans both folders; returns the trees and, when the difference between them changed
+    /// with this step (and they differ), the differing paths.
+    fn after_step(&mut self, index: usize) -> (Trees, Option<Vec<(String, Difference)>>) {
+        self.reference = rescan(
+            &mut self.reference_scan,
+            self.reference_root,
+            &self.reference,
+        );
+        let mut change = None;
+        if self.on_folder {
+            let previous = self.backend.clone().unwrap_or_default();
+            let backend = rescan(&mut self.backend_scan, self.backend_root, &previous);
+            let now = backend.differences(&self.reference);
+            if now != self.differences {
+                self.differ_since = (!now.is_empty()).then_some(index);
+                if !now.is_empty() {
+                    change = Some(now.clone());
+                }
+                self.differences = now;
+            }
+            self.backend = Some(backend);
+        }
+        let trees = Trees {
+            backend: self.backend.clone(),
+            reference: Arc::clone(&self.reference),
+            differ_since: self.differ_since,
+        };
+        (trees, change)
+    }
+}
+
+/// Scans again, sharing the previous tree when nothing changed (most calls are views).
+fn rescan(scanner: &mut Scanner, root: &Scratch, previous: &Arc<Tree>) -> Arc<Tree> {
+    let tree = scanner.scan(root.memories());
+    if tree == **previous {
+        Arc::clone(previous)
+    } else {
+        Arc::new(tree)
+    }
+}

@@ -1,0 +1,200 @@
+//! Replaying a transcript: every memory call, in order, against the backend under test in one
+//! fresh folder and against the reference in another, both optionally seeded; a verdict per
+//! step comparing the recorded result, the backend's and the reference's; the backend's
+//! memory folder after each step. No UI here: the TUI and the text/JSON reports read the
+//! [`Replay`] this builds.
+
+mod dialect;
+mod engine;
+pub mod record;
+pub mod report;
+pub mod rules;
+pub mod scratch;
+pub mod tree;
+pub mod verdict;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+pub use engine::replay;
+pub use verdict::{Divergence, Kind, Pair, StepVerdict};
+
+use crate::backend::BackendSpec;
+use crate::protocol::ToolResult;
+use crate::suite::grade::Outcome;
+use crate::transcript::Transcript;
+use tree::Tree;
+
+/// How to replay.
+#[derive(Debug, Clone)]
+pub struct ReplayOptions {
+    /// The backend under test.
+    pub backend: BackendSpec,
+    /// A folder whose contents both memory folders start with.
+    pub seed: Option<PathBuf>,
+    /// Per-call timeout.
+    pub timeout: Duration,
+    /// Snapshot regression: only changes from the recorded results count.
+    pub check: bool,
+}
+
+/// What a backend said to one call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Answer {
+    /// A tool result.
+    Result(ToolResult),
+    /// The backend crashed, hung or spoke garbage; how.
+    Broke(String),
+    /// The call was not made; why.
+    NotRun(String),
+}
+
+impl Answer {
+    /// The result, if there is one.
+    pub fn result(&self) -> Option<&ToolResult> {
+        match self {
+            Answer::Result(result) => Some(result),
+            Answer::Broke(_) | Answer::NotRun(_) => None,
+        }
+    }
+}
+
+/// Both memory folders after a step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Trees {
+    /// The backend's (`None` when it does not store memories in the folder).
+    pub backend: Option<Arc<Tree>>,
+    /// The reference's.
+    pub reference: Arc<Tree>,
+    /// The step since which the two differ, if they do.
+    pub differ_since: Option<usize>,
+}
+
+/// A file that differs between the backend's folder and the reference's, with both contents
+/// (as text, cut at [`FILE_CONTENT_LIMIT`] bytes), so that the difference can be shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileDifference {
+    /// Memory path (`/memories/notes.md`).
+    pub path: String,
+    /// The backend's content (`None`: not a file there).
+    pub backend: Option<String>,
+    /// The reference's content (`None`: not a file there).
+    pub reference: Option<String>,
+}
+
+/// How much of a differing file is kept for display.
+pub const FILE_CONTENT_LIMIT: usize = 64 * 1024;
+
+/// One step of the replay, for the transcript call of the same index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Step {
+    /// The backend's answer (`None` for calls to other tools).
+    pub backend: Option<Answer>,
+    /// The reference's answer (`None` for calls to other tools).
+    pub reference: Option<Answer>,
+    /// The verdict.
+    pub verdict: StepVerdict,
+    /// Whether the backend's answer differs from the recorded one.
+    pub changed: bool,
+    /// The memory folders after the step.
+    #[serde(skip)]
+    pub trees: Option<Trees>,
+    /// The files whose difference between the folders began or changed with this step.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileDifference>,
+    /// Time the backend took, in microseconds.
+    pub backend_micros: u64,
+}
+
+/// A replayed transcript.
+#[derive(Debug, Clone, Serialize)]
+pub struct Replay {
+    /// The transcript.
+    pub transcript: Transcript,
+    /// The backend under test, as labelled.
+    pub backend: String,
+    /// Whether the backend stores its memories in the given folder (so trees are compared).
+    pub on_folder: bool,
+    /// Snapshot regression mode.
+    pub check: bool,
+    /// One step per transcript call.
+    pub steps: Vec<Step>,
+    /// Wall-clock time of the replay.
+    #[serde(serialize_with = "millis")]
+    pub elapsed: Duration,
+}
+
+/// What the exit code says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Conclusion {
+    /// Every step is the same, a known dialect or open (or, with `--check`, unchanged).
+    Same,
+    /// A MUST or SHOULD difference (or, with `--check`, a change).
+    Differs,
+    /// The backend crashed, hung or spoke garbage.
+    BackendBroke,
+}
+
+impl Replay {
+    /// The worst outcome over the steps, as the exit code reads it.
+    pub fn conclusion(&self) -> Conclusion {
+        let worst = self
+            .steps
+            .iter()
+            .map(|s| s.verdict.outcome)
+            .max()
+            .unwrap_or(Outcome::Pass);
+        match worst {
+            Outcome::Error => Conclusion::BackendBroke,
+            Outcome::Fail | Outcome::Warn => Conclusion::Differs,
+            Outcome::Skip | Outcome::Pass | Outcome::Info => Conclusion::Same,
+        }
+    }
+
+    /// Steps per verdict kind.
+    pub fn counts(&self) -> std::collections::BTreeMap<Kind, usize> {
+        let mut counts = std::collections::BTreeMap::new();
+        for step in &self.steps {
+            *counts.entry(step.verdict.kind).or_insert(0) += 1;
+        }
+        counts
+    }
+}
+
+/// Why a replay could not run at all (a broken backend is a verdict, not this).
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// A scratch folder could not be made.
+    #[error("cannot make a scratch folder for the replay: {0}")]
+    Scratch(std::io::Error),
+    /// The seed folder could not be copied.
+    #[error(
+        "cannot copy the seed folder {path}: {source}; --seed takes a folder whose contents become /memories"
+    )]
+    Seed {
+        /// The seed folder.
+        path: PathBuf,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+    /// The reference backend could not open its folder.
+    #[error(transparent)]
+    Reference(#[from] crate::reference::ReferenceError),
+}
+
+impl ReplayError {
+    /// Whether the user can fix it by changing the arguments (exit 2) rather than it being
+    /// the harness's problem (exit 4).
+    pub fn is_usage(&self) -> bool {
+        matches!(self, ReplayError::Seed { .. })
+    }
+}
+
+fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(d.as_millis() as u64)
+}

@@ -1,0 +1,238 @@
+//! The non-interactive replay report: the same verdicts and diffs as the TUI, as text for a CI
+//! log or as JSON.
+
+use std::fmt::Write;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::verdict::{Kind, Pair};
+use super::{Answer, Conclusion, Replay, Step};
+use crate::diff::{Glyphs, render_unified_with};
+use crate::protocol::ToolResult;
+use crate::spec::Spec;
+use crate::transcript::ToolCall;
+
+/// Tabs as a lone `→` in text reports: a CI log's tab stops are unknown.
+const GLYPHS: Glyphs = Glyphs {
+    tab_width: None,
+    spaces_in_changes: true,
+};
+
+/// How much the text report shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Detail {
+    /// Every step, and diffs for dialects and open differences too.
+    pub verbose: bool,
+}
+
+/// The text report.
+pub fn text(replay: &Replay, spec: Option<&Spec>, detail: Detail) -> String {
+    let mut out = String::new();
+    let transcript = &replay.transcript;
+    let memory = transcript.memory_calls().count();
+    let _ = writeln!(
+        out,
+        "memspec replay {} ({}), {} call(s), {memory} to the memory tool",
+        transcript.source,
+        transcript.format.describe(),
+        transcript.calls.len(),
+    );
+    let _ = writeln!(out, "backend: {}", replay.backend);
+    if replay.check {
+        let _ = writeln!(
+            out,
+            "mode: --check (any change from the recorded results fails)"
+        );
+    }
+    out.push('\n');
+    for (i, (call, step)) in transcript.calls.iter().zip(&replay.steps).enumerate() {
+        let kind = step.verdict.kind;
+        if kind.diverges() || (detail.verbose && kind != Kind::NotReplayed) {
+            block(&mut out, i, call, step, spec, replay.check);
+        } else if matches!(kind, Kind::Dialect | Kind::Open) {
+            let headline = step
+                .verdict
+                .headline()
+                .map(|d| d.message.as_str())
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "{} step {} {} — {headline}",
+                kind.mark(),
+                i + 1,
+                call.summary()
+            );
+        }
+    }
+    summary(&mut out, replay);
+    out
+}
+
+fn block(
+    out: &mut String,
+    index: usize,
+    call: &ToolCall,
+    step: &Step,
+    spec: Option<&Spec>,
+    check: bool,
+) {
+    let kind = step.verdict.kind;
+    let at = call
+        .line
+        .map(|l| format!(" (line {l})"))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "{} step {} {}{at} — {}",
+        kind.mark(),
+        index + 1,
+        call.summary(),
+        kind.label()
+    );
+    let _ = writeln!(out, "  input: {}", call.input);
+    if let Some(reason) = &step.verdict.reason {
+        let _ = writeln!(out, "  {reason}");
+    }
+    let mut shown: Vec<Pair> = Vec::new();
+    for divergence in &step.verdict.divergences {
+        let rule = divergence
+            .rule
+            .as_deref()
+            .map(|r| format!(" {r}"))
+            .unwrap_or_default();
+        // In check mode every difference is a change; its level would only mislead.
+        let level = if check {
+            "changed"
+        } else {
+            divergence.level.as_str()
+        };
+        let _ = writeln!(
+            out,
+            "  - {} [{level}{rule}]: {}",
+            divergence.pair.label(),
+            divergence.message
+        );
+        if let Some(rule) = divergence.rule.as_deref().and_then(|r| spec?.get(r)) {
+            if !rule.text.is_empty() {
+                let _ = writeln!(out, "    spec: {}", rule.text);
+            }
+            if !rule.summary.is_empty() {
+                let _ = writeln!(out, "    rule: {}", rule.summary);
+            }
+        }
+        if divergence.check == crate::suite::grade::Check::Text && !shown.contains(&divergence.pair)
+        {
+            shown.push(divergence.pair);
+            if let Some((expected, actual)) = texts(call, step, divergence.pair) {
+                let (left, right) = divergence.pair.sides();
+                let _ = writeln!(out, "    --- {left}\n    +++ {right}");
+                for line in render_unified_with(&expected.text, &actual.text, GLYPHS).lines() {
+                    let _ = writeln!(out, "    {line}");
+                }
+            }
+        }
+    }
+    out.push('\n');
+}
+
+/// The two results a pair compares, (expected side, actual side).
+pub fn texts<'a>(
+    call: &'a ToolCall,
+    step: &'a Step,
+    pair: Pair,
+) -> Option<(&'a ToolResult, &'a ToolResult)> {
+    let backend = step.backend.as_ref().and_then(Answer::result);
+    let reference = step.reference.as_ref().and_then(Answer::result);
+    let recorded = call.recorded.as_ref();
+    match pair {
+        Pair::BackendReference => Some((reference?, backend?)),
+        Pair::RecordedReference => Some((reference?, recorded?)),
+        Pair::RecordedBackend => Some((recorded?, backend?)),
+    }
+}
+
+fn summary(out: &mut String, replay: &Replay) {
+    let counts = replay.counts();
+    let parts: Vec<String> = counts
+        .iter()
+        .map(|(kind, n)| format!("{n} {}", kind.label()))
+        .collect();
+    let _ = writeln!(out, "summary: {}", parts.join(", "));
+    let _ = writeln!(
+        out,
+        "verdict: {}",
+        match replay.conclusion() {
+            Conclusion::Same if replay.check => "unchanged",
+            Conclusion::Same => "no MUST or SHOULD difference",
+            Conclusion::Differs if replay.check => "changed since the recording",
+            Conclusion::Differs => "MUST or SHOULD differences",
+            Conclusion::BackendBroke => "the backend broke",
+        }
+    );
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    transcript: &'a str,
+    format: crate::transcript::Format,
+    backend: &'a str,
+    check: bool,
+    conclusion: Conclusion,
+    counts: std::collections::BTreeMap<Kind, usize>,
+    elapsed_ms: u64,
+    steps: Vec<JsonStep<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonStep<'a> {
+    step: usize,
+    id: &'a str,
+    tool: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<usize>,
+    input: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recorded: Option<&'a ToolResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    backend: Option<&'a Answer>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reference: Option<&'a Answer>,
+    verdict: &'a super::StepVerdict,
+    changed: bool,
+}
+
+/// The JSON report: every step with its input, the three results and the verdict.
+pub fn json(replay: &Replay) -> String {
+    let report = JsonReport {
+        transcript: &replay.transcript.source,
+        format: replay.transcript.format,
+        backend: &replay.backend,
+        check: replay.check,
+        conclusion: replay.conclusion(),
+        counts: replay.counts(),
+        elapsed_ms: replay.elapsed.as_millis() as u64,
+        steps: replay
+            .transcript
+            .calls
+            .iter()
+            .zip(&replay.steps)
+            .enumerate()
+            .map(|(i, (call, step))| JsonStep {
+                step: i + 1,
+                id: &call.id,
+                tool: &call.name,
+                line: call.line,
+                input: &call.input,
+                recorded: call.recorded.as_ref(),
+                backend: step.backend.as_ref(),
+                reference: step.reference.as_ref(),
+                verdict: &step.verdict,
+                changed: step.changed,
+            })
+            .collect(),
+    };
+    let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
+    text.push('\n');
+    text
+}

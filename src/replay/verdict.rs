@@ -1,0 +1,366 @@
+//! A step's verdict: which of the three results (recorded, backend, reference) differ, how, at
+//! which level and against which rule, in the suite's grading vocabulary.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::dialect;
+use super::rules;
+use crate::protocol::ToolResult;
+use crate::spec::Spec;
+use crate::suite::case::Level;
+use crate::suite::grade::{Check, Outcome};
+
+/// Two of the three results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pair {
+    /// The backend under test against the reference: is the backend conformant here?
+    BackendReference,
+    /// The recorded result against the reference: was the recording conformant?
+    RecordedReference,
+    /// The recorded result against the backend: does the replay reproduce the recording?
+    RecordedBackend,
+}
+
+impl Pair {
+    /// Every pair, in the order the TUI cycles through them.
+    pub const ALL: [Pair; 3] = [
+        Pair::BackendReference,
+        Pair::RecordedReference,
+        Pair::RecordedBackend,
+    ];
+
+    /// `backend ≠ reference`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Pair::BackendReference => "backend ≠ reference",
+            Pair::RecordedReference => "recorded ≠ reference",
+            Pair::RecordedBackend => "recorded ≠ backend",
+        }
+    }
+
+    /// The names of the two sides: (expected, actual) in a diff.
+    pub fn sides(self) -> (&'static str, &'static str) {
+        match self {
+            Pair::BackendReference => ("reference", "backend"),
+            Pair::RecordedReference => ("reference", "recorded"),
+            Pair::RecordedBackend => ("recorded", "backend"),
+        }
+    }
+}
+
+/// One way two results differ.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Divergence {
+    /// Which two results.
+    pub pair: Pair,
+    /// What differs: `is_error`, text, the folder (`effect`), a leak, outside the root.
+    pub check: Check,
+    /// How much it matters.
+    pub level: Level,
+    /// The spec rule it breaks, when one can be named.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// The known dialect(s) a text difference is written in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dialect: Option<String>,
+    /// The open decision(s) (INFO rules) that explain a text difference.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open: Option<String>,
+    /// One line saying what differs.
+    pub message: String,
+}
+
+/// The verdict's kind, from best to worst.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// Not a memory call: shown, never replayed.
+    NotReplayed,
+    /// The results agree.
+    Same,
+    /// They differ only where the spec leaves the text open (INFO).
+    Open,
+    /// They differ by a known dialect.
+    Dialect,
+    /// A SHOULD difference: the spec's exact strings and formats.
+    Should,
+    /// A MUST difference: `is_error`, the memory folder, confinement.
+    Must,
+    /// With `--check`: the backend's answer changed since the recording.
+    Changed,
+    /// The backend crashed, hung or spoke garbage.
+    Broke,
+}
+
+impl Kind {
+    /// One-cell mark for lists.
+    pub fn mark(self) -> &'static str {
+        match self {
+            Kind::NotReplayed => "·",
+            Kind::Same => "✓",
+            Kind::Open | Kind::Dialect => "≈",
+            Kind::Should => "△",
+            Kind::Must => "✗",
+            Kind::Changed => "Δ",
+            Kind::Broke => "!",
+        }
+    }
+
+    /// Short label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::NotReplayed => "not replayed",
+            Kind::Same => "same",
+            Kind::Open => "open (INFO)",
+            Kind::Dialect => "known dialect",
+            Kind::Should => "SHOULD difference",
+            Kind::Must => "MUST difference",
+            Kind::Changed => "changed",
+            Kind::Broke => "backend broke",
+        }
+    }
+
+    /// One word.
+    pub fn short(self) -> &'static str {
+        match self {
+            Kind::NotReplayed => "other tool",
+            Kind::Same => "same",
+            Kind::Open => "open",
+            Kind::Dialect => "dialect",
+            Kind::Should => "SHOULD",
+            Kind::Must => "MUST",
+            Kind::Changed => "changed",
+            Kind::Broke => "broke",
+        }
+    }
+
+    /// Whether the step is a divergence worth stopping at: a SHOULD or MUST difference, a
+    /// change, a broken backend. Dialects and open differences are equivalent answers.
+    pub fn diverges(self) -> bool {
+        matches!(
+            self,
+            Kind::Should | Kind::Must | Kind::Changed | Kind::Broke
+        )
+    }
+}
+
+/// A step's verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StepVerdict {
+    /// The kind, for marks and navigation.
+    pub kind: Kind,
+    /// The suite's outcome for it (pass, info, warn, fail, error, skip).
+    pub outcome: Outcome,
+    /// Every difference found.
+    pub divergences: Vec<Divergence>,
+    /// Why it was not replayed, or how the backend broke.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl StepVerdict {
+    /// A call to another tool.
+    pub fn not_replayed(name: &str) -> StepVerdict {
+        StepVerdict {
+            kind: Kind::NotReplayed,
+            outcome: Outcome::Skip,
+            divergences: Vec::new(),
+            reason: Some(format!("a call to the `{name}` tool, not the memory tool")),
+        }
+    }
+
+    /// The backend broke on this step.
+    pub fn broke(reason: String) -> StepVerdict {
+        StepVerdict {
+            kind: Kind::Broke,
+            outcome: Outcome::Error,
+            divergences: Vec::new(),
+            reason: Some(reason),
+        }
+    }
+
+    /// The verdict of a set of divergences; in check mode any difference from the recording
+    /// is a change.
+    pub fn graded(divergences: Vec<Divergence>, check: bool) -> StepVerdict {
+        let outcome = divergences
+            .iter()
+            .map(|d| Outcome::for_level(d.level, false))
+            .max()
+            .unwrap_or(Outcome::Pass);
+        let kind = match outcome {
+            Outcome::Fail if check => Kind::Changed,
+            Outcome::Fail => Kind::Must,
+            Outcome::Warn => Kind::Should,
+            Outcome::Info if divergences.iter().any(|d| d.dialect.is_some()) => Kind::Dialect,
+            Outcome::Info => Kind::Open,
+            Outcome::Error => Kind::Broke,
+            Outcome::Skip => Kind::NotReplayed,
+            Outcome::Pass => Kind::Same,
+        };
+        StepVerdict {
+            kind,
+            outcome,
+            divergences,
+            reason: None,
+        }
+    }
+
+    /// The first divergence at the verdict's level: what the step is about.
+    pub fn headline(&self) -> Option<&Divergence> {
+        let worst = self.divergences.iter().map(|d| d.level).max()?;
+        self.divergences.iter().find(|d| d.level == worst)
+    }
+}
+
+/// The three results of one step.
+#[derive(Debug, Clone, Copy)]
+pub struct Results<'a> {
+    /// The tool input.
+    pub input: &'a Value,
+    /// What the transcript recorded, if anything.
+    pub recorded: Option<&'a ToolResult>,
+    /// What the backend under test answered.
+    pub backend: &'a ToolResult,
+    /// What the reference answered.
+    pub reference: &'a ToolResult,
+}
+
+/// Compares the results' `is_error` flags and texts. In check mode only the recording against
+/// the backend counts, and any difference is a MUST-level change.
+pub fn compare(results: Results<'_>, spec: Option<&Spec>, check: bool) -> Vec<Divergence> {
+    let mut out = Vec::new();
+    if check {
+        if let Some(recorded) = results.recorded {
+            changes(recorded, results.backend, &mut out);
+        }
+        return out;
+    }
+    against_reference(
+        Pair::BackendReference,
+        results.backend,
+        results,
+        spec,
+        &mut out,
+    );
+    if let Some(recorded) = results.recorded {
+        against_reference(Pair::RecordedReference, recorded, results, spec, &mut out);
+        // Only news when all three differ: otherwise it repeats a comparison with the reference.
+        if recorded != results.backend
+            && results.backend != results.reference
+            && recorded != results.reference
+        {
+            out.push(Divergence {
+                pair: Pair::RecordedBackend,
+                check: if recorded.is_error == results.backend.is_error {
+                    Check::Text
+                } else {
+                    Check::IsError
+                },
+                level: Level::Info,
+                rule: None,
+                dialect: None,
+                open: None,
+                message: "the replay does not reproduce the recorded result".to_string(),
+            });
+        }
+    }
+    out
+}
+
+/// Differences of the backend from the recording (check mode).
+fn changes(recorded: &ToolResult, backend: &ToolResult, out: &mut Vec<Divergence>) {
+    if recorded.is_error != backend.is_error {
+        out.push(Divergence {
+            pair: Pair::RecordedBackend,
+            check: Check::IsError,
+            level: Level::Must,
+            rule: None,
+            dialect: None,
+            open: None,
+            message: format!(
+                "is_error changed: recorded {}, now {}",
+                recorded.is_error, backend.is_error
+            ),
+        });
+    }
+    if recorded.text != backend.text {
+        out.push(Divergence {
+            pair: Pair::RecordedBackend,
+            check: Check::Text,
+            level: Level::Must,
+            rule: None,
+            dialect: None,
+            open: None,
+            message: "the text changed since the recording".to_string(),
+        });
+    }
+}
+
+fn against_reference(
+    pair: Pair,
+    other: &ToolResult,
+    results: Results<'_>,
+    spec: Option<&Spec>,
+    out: &mut Vec<Divergence>,
+) {
+    let reference = results.reference;
+    let (_, side) = pair.sides();
+    if other.is_error != reference.is_error {
+        let rule = rules::is_error_rule(results.input, reference, other);
+        out.push(Divergence {
+            pair,
+            check: Check::IsError,
+            level: rules::level(spec, rule, Level::Must),
+            rule: Some(rule.to_string()),
+            dialect: None,
+            open: None,
+            message: format!(
+                "is_error is {} in the {side} result, {} in the reference's",
+                other.is_error, reference.is_error
+            ),
+        });
+    }
+    if other.text == reference.text {
+        return;
+    }
+    match dialect::explain(&reference.text, &other.text) {
+        Some(explanation) => out.push(Divergence {
+            pair,
+            check: Check::Text,
+            level: Level::Info,
+            rule: Some(explanation.rule.to_string()),
+            dialect: explanation.dialect.then(|| explanation.names.join(", ")),
+            open: (!explanation.dialect).then(|| explanation.names.join(", ")),
+            message: if explanation.dialect {
+                format!(
+                    "the {side} text is a known dialect: {}",
+                    explanation.names.join(", ")
+                )
+            } else {
+                format!(
+                    "the {side} text differs only where the spec leaves it open: {}",
+                    explanation.names.join(", ")
+                )
+            },
+        }),
+        None => {
+            let rule = rules::text_rule(results.input, reference, &other.text);
+            let level = rules::level(spec, rule, Level::Should);
+            out.push(Divergence {
+                pair,
+                check: Check::Text,
+                level,
+                rule: Some(rule.to_string()),
+                dialect: None,
+                open: None,
+                message: if level == Level::Info {
+                    format!("the {side} text differs where the spec leaves the wording open")
+                } else {
+                    format!("the {side} text differs from the reference's")
+                },
+            });
+        }
+    }
+}
