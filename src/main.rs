@@ -178,7 +178,7 @@ struct MatrixArgs {
     /// Run only cases of this area; repeatable.
     #[arg(long)]
     area: Vec<String>,
-    /// Cases run in parallel [default: number of CPUs].
+    /// Cases run in parallel [default: twice the number of CPUs].
     #[arg(short, long)]
     jobs: Option<usize>,
     /// Per-call timeout in seconds.
@@ -275,12 +275,15 @@ struct CheckArgs {
     /// Run only attack cases.
     #[arg(long)]
     hostile: bool,
-    /// Cases run in parallel [default: number of CPUs].
+    /// Cases run in parallel [default: twice the number of CPUs].
     #[arg(short, long)]
     jobs: Option<usize>,
     /// Per-call timeout in seconds.
     #[arg(long, default_value_t = 10.0)]
     timeout: f64,
+    /// Seconds added to the first call of each backend process, for it to start.
+    #[arg(long, default_value_t = 30.0)]
+    startup_timeout: f64,
     /// SHOULD misses (the spec's exact strings) fail instead of warning.
     #[arg(long)]
     strict: bool,
@@ -462,6 +465,12 @@ fn run_check(args: &CheckArgs) -> ExitCode {
             &"--timeout must be a positive number of seconds",
         );
     };
+    let Ok(startup) = Duration::try_from_secs_f64(args.startup_timeout) else {
+        return fail(
+            EXIT_USAGE,
+            &"--startup-timeout must be a number of seconds, 0 or more",
+        );
+    };
     let defaults = RunOptions::default();
     let config = CheckConfig {
         spec_dir,
@@ -485,6 +494,7 @@ fn run_check(args: &CheckArgs) -> ExitCode {
         options: RunOptions {
             jobs: args.jobs.unwrap_or(defaults.jobs).max(1),
             timeout,
+            startup,
             strict: args.strict,
         },
         baseline: args.baseline.clone(),
@@ -604,6 +614,7 @@ fn matrix(args: &MatrixArgs) -> ExitCode {
             options: RunOptions {
                 jobs: args.jobs.unwrap_or(RunOptions::default().jobs).max(1),
                 timeout,
+                startup: RunOptions::default().startup,
                 strict: false,
             },
             baseline: None,

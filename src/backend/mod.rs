@@ -23,6 +23,10 @@ pub trait Backend: Send {
     fn reset(&mut self) -> Result<bool, BackendError>;
     /// Stops the backend; returns the tail of what it wrote to stderr, if anything.
     fn shutdown(&mut self) -> Option<String>;
+    /// After [`Backend::shutdown`]: a line the backend wrote that no request asked for, if any.
+    fn unread_output(&mut self) -> Option<String> {
+        None
+    }
 }
 
 /// How a backend broke: every variant is a verdict about one case, never a harness crash.
@@ -90,6 +94,19 @@ fn stderr_tail(stderr: &str) -> String {
     }
 }
 
+/// Extra time the first call of a backend process gets by default, for the process to start
+/// (Python importing `anthropic` takes about 2 s, more on a loaded machine).
+pub const DEFAULT_STARTUP: Duration = Duration::from_secs(30);
+
+/// How long to wait for a backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// Per call.
+    pub call: Duration,
+    /// Added to the first call of each process, which also waits for it to start.
+    pub startup: Duration,
+}
+
 /// Which backend to run cases against.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BackendSpec {
@@ -132,17 +149,35 @@ impl BackendSpec {
         }
     }
 
-    /// Starts the backend over a sandbox (`base` holds `memories`).
+    /// Starts the backend over a sandbox (`base` holds `memories`), with the default start-up
+    /// allowance ([`DEFAULT_STARTUP`]).
     pub fn start(
         &self,
         base: &Path,
         memories: &Path,
         timeout: Duration,
     ) -> Result<Box<dyn Backend>, BackendError> {
+        self.start_with(
+            base,
+            memories,
+            Timeouts {
+                call: timeout,
+                startup: DEFAULT_STARTUP,
+            },
+        )
+    }
+
+    /// Starts the backend over a sandbox with explicit timeouts.
+    pub fn start_with(
+        &self,
+        base: &Path,
+        memories: &Path,
+        timeouts: Timeouts,
+    ) -> Result<Box<dyn Backend>, BackendError> {
         match self {
             BackendSpec::Reference => Ok(Box::new(InProcess::open(memories)?)),
             BackendSpec::Command { template, .. } => {
-                Ok(Box::new(Stdio::spawn(template, base, memories, timeout)?))
+                Ok(Box::new(Stdio::spawn(template, base, memories, timeouts)?))
             }
         }
     }

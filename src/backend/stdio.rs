@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::wire::{self, Request};
-use super::{Backend, BackendError};
+use super::{Backend, BackendError, Timeouts};
 use crate::protocol::ToolResult;
 
 /// Largest reply line accepted: a 999,999-line view is about 15 MB; anything far beyond is a flood.
@@ -32,7 +32,10 @@ pub struct Stdio {
     lines: Receiver<Result<Vec<u8>, String>>,
     stderr: Arc<Mutex<Vec<u8>>>,
     timeout: Duration,
+    startup: Duration,
     next_id: u64,
+    /// Whether a reply came back yet (the first call also waits for start-up).
+    answered: bool,
 }
 
 impl std::fmt::Debug for Stdio {
@@ -62,7 +65,7 @@ impl Stdio {
         template: &str,
         base: &Path,
         memories: &Path,
-        timeout: Duration,
+        timeouts: Timeouts,
     ) -> Result<Stdio, BackendError> {
         let command_line = substitute(template, base, memories);
         let mut child = Command::new("sh")
@@ -96,8 +99,10 @@ impl Stdio {
             child,
             lines,
             stderr: tail,
-            timeout,
+            timeout: timeouts.call,
+            startup: timeouts.startup,
             next_id: 1,
+            answered: false,
         })
     }
 
@@ -211,7 +216,7 @@ pub fn parse_reply(line: &[u8], id: u64) -> Result<ToolResult, BackendError> {
         return Err(garbage("a reply must be a JSON object".to_string()));
     };
     let got = reply.get("id").cloned().unwrap_or(Value::Null);
-    if got != Value::from(id) {
+    if got != id {
         return Err(BackendError::WrongId {
             expected: id,
             got: got.to_string(),
@@ -239,6 +244,13 @@ pub fn parse_reply(line: &[u8], id: u64) -> Result<ToolResult, BackendError> {
 impl Stdio {
     /// Sends one request line and waits for its reply line.
     fn exchange(&mut self, request: &Request) -> Result<Vec<u8>, BackendError> {
+        // A line waiting before the request is sent answers nothing: the previous reply flooded.
+        if let Some(extra) = self.unread_output() {
+            self.kill();
+            return Err(BackendError::Flood {
+                detail: format!("a line after the previous reply: {extra}"),
+            });
+        }
         let mut line = serde_json::to_vec(request).map_err(|e| BackendError::Send {
             reason: e.to_string(),
             stderr: String::new(),
@@ -258,8 +270,17 @@ impl Stdio {
                 stderr: self.stderr_text(),
             });
         }
-        let reply = match self.lines.recv_timeout(self.timeout) {
-            Ok(Ok(reply)) => reply,
+        // The first call also waits for the process to start (an interpreter, imports).
+        let timeout = if self.answered {
+            self.timeout
+        } else {
+            self.timeout + self.startup
+        };
+        let reply = match self.lines.recv_timeout(timeout) {
+            Ok(Ok(reply)) => {
+                self.answered = true;
+                reply
+            }
             Ok(Err(detail)) => {
                 self.kill();
                 return Err(BackendError::Flood { detail });
@@ -267,7 +288,7 @@ impl Stdio {
             Err(RecvTimeoutError::Timeout) => {
                 self.kill();
                 return Err(BackendError::Timeout {
-                    after: self.timeout,
+                    after: timeout,
                 });
             }
             Err(RecvTimeoutError::Disconnected) => return Err(self.crashed()),
@@ -323,6 +344,24 @@ impl Backend for Stdio {
         }
         // A backend without the control answers anything but `ok: true`; that is a "no".
         Ok(value.get("ok") == Some(&Value::Bool(true)))
+    }
+
+    fn unread_output(&mut self) -> Option<String> {
+        // Once the process has exited its last lines may still be on their way through the
+        // reader thread; the channel closes as soon as it has read everything.
+        let exited = matches!(self.child.try_wait(), Ok(Some(_)));
+        let next = if exited {
+            self.lines
+                .recv_timeout(Duration::from_millis(200))
+                .map_err(|_| ())
+        } else {
+            self.lines.try_recv().map_err(|_| ())
+        };
+        match next {
+            Ok(Ok(line)) => Some(shorten(&line)),
+            Ok(Err(detail)) => Some(detail),
+            Err(_) => None,
+        }
     }
 
     fn shutdown(&mut self) -> Option<String> {

@@ -19,7 +19,11 @@ pub struct Request {
     pub id: u64,
     /// The tool input (absent for a control request). `"input": null` is a (malformed) tool
     /// input, not an absent one, so it is kept as `Some(Value::Null)`.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub input: Option<Value>,
     /// A control request: `reset` wipes the memories folder, `hello` asks who is there.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -3,7 +3,9 @@
 use std::io;
 
 use super::confine::{self, Kind, WalkError};
-use super::{Located, Outcome, Reference, locate, messages, parse, read_refusal, refuse_leaf, text};
+use super::{
+    Located, Outcome, Reference, locate, messages, parse, read_refusal, refuse_leaf, text,
+};
 
 /// Lines of context shown around an edit, as in the text editor tool.
 const SNIPPET_CONTEXT: usize = 4;

@@ -22,7 +22,10 @@ pub(super) fn delete(reference: &Reference, spelled: &str) -> Outcome {
     }
     // `link/` asks for what the link points to; the reference never follows a link.
     if located.kind == Kind::Symlink && located.path.has_trailing_slash() {
-        return Err(messages::symlink_refused(spelled, &located.path.to_string()));
+        return Err(messages::symlink_refused(
+            spelled,
+            &located.path.to_string(),
+        ));
     }
     match confine::delete(&located.parent, name, located.kind) {
         Ok(()) => Ok(messages::delete_ok(spelled)),
@@ -49,7 +52,10 @@ pub(super) fn rename(reference: &Reference, old_spelled: &str, new_spelled: &str
         return Err(messages::rename_missing(old_spelled));
     }
     if source.kind == Kind::Symlink && source.path.has_trailing_slash() {
-        return Err(messages::symlink_refused(old_spelled, &source.path.to_string()));
+        return Err(messages::symlink_refused(
+            old_spelled,
+            &source.path.to_string(),
+        ));
     }
     if new.is_root() {
         return Err(messages::rename_exists(new_spelled));

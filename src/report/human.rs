@@ -153,10 +153,11 @@ fn summary(out: &mut String, report: &Report) {
     );
     let _ = writeln!(
         out,
-        "calls: {}, backend median {} µs per call, harness {} µs per call",
+        "calls: {}, backend median {} µs per call, harness {} µs per call, backend start-up and resets {:.2} s",
         timing.calls,
         timing.backend_median.as_micros(),
-        timing.harness_per_call.as_micros()
+        timing.harness_per_call.as_micros(),
+        timing.backend_start.as_secs_f64()
     );
     let _ = writeln!(
         out,

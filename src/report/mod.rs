@@ -80,11 +80,16 @@ impl Report {
     pub fn timing(&self) -> Timing {
         let mut backend: Vec<Duration> = Vec::new();
         let mut harness_total = Duration::ZERO;
+        let mut start_total = Duration::ZERO;
         let mut calls = 0usize;
         for result in &self.results {
             let backend_case: Duration = result.calls.iter().map(|c| c.backend_time).sum();
             backend.extend(result.calls.iter().map(|c| c.backend_time));
-            harness_total += result.duration.saturating_sub(backend_case);
+            harness_total += result
+                .duration
+                .saturating_sub(backend_case)
+                .saturating_sub(result.start_time);
+            start_total += result.start_time;
             calls += result.calls.len();
         }
         backend.sort();
@@ -93,6 +98,7 @@ impl Report {
             calls,
             backend_median: median,
             backend_total: backend.iter().sum(),
+            backend_start: start_total,
             harness_per_call: if calls == 0 {
                 Duration::ZERO
             } else {
@@ -111,6 +117,8 @@ pub struct Timing {
     pub backend_median: Duration,
     /// Total time waiting for the backend (across parallel jobs).
     pub backend_total: Duration,
+    /// Time spent starting and resetting backends (across parallel jobs).
+    pub backend_start: Duration,
     /// Harness time per call: sandboxes, fixtures, checks (across parallel jobs).
     pub harness_per_call: Duration,
 }

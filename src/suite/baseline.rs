@@ -171,6 +171,7 @@ impl Baseline {
     }
 }
 
+/// A first draft of an entry's reason: what each finding saw, with the backend's own words.
 fn describe(result: &CaseResult) -> String {
     if let Some(reason) = &result.reason {
         return reason.clone();
@@ -178,11 +179,25 @@ fn describe(result: &CaseResult) -> String {
     let mut parts: Vec<String> = result
         .findings
         .iter()
-        .map(|f| match &f.dialect {
-            Some(d) => format!("{} dialect `{d}`", f.rule),
-            None => format!("{}: {}", f.rule, f.message),
+        .map(|f| {
+            let said = f.actual.as_deref().map(first_words).unwrap_or_default();
+            match &f.dialect {
+                Some(d) => format!("{}: answers in the `{d}` dialect: {said}", f.rule),
+                None if said.is_empty() => format!("{}: {}", f.rule, f.message),
+                None => format!("{}: {}: {said}", f.rule, f.message),
+            }
         })
         .collect();
     parts.dedup();
     parts.join("; ")
+}
+
+/// The start of a text, on one line, for a reason.
+fn first_words(text: &str) -> String {
+    let flat = text.replace('\n', "⏎").replace('\t', "→");
+    let mut short: String = flat.chars().take(140).collect();
+    if flat.chars().count() > 140 {
+        short.push('…');
+    }
+    format!("{short:?}")
 }

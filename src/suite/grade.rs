@@ -156,6 +156,9 @@ pub struct CaseResult {
     /// Whole case, harness included.
     #[serde(with = "micros")]
     pub duration: Duration,
+    /// Time spent starting the backend or resetting it for this case.
+    #[serde(with = "micros", default)]
+    pub start_time: Duration,
     /// Set when the outcome is accepted by a baseline entry.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baselined: Option<String>,

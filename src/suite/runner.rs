@@ -79,6 +79,8 @@ pub struct RunOptions {
     pub jobs: usize,
     /// Per-call timeout.
     pub timeout: Duration,
+    /// Extra time for the first call of each backend process (start-up).
+    pub startup: Duration,
     /// SHOULD misses fail.
     pub strict: bool,
 }
@@ -89,6 +91,7 @@ impl Default for RunOptions {
             // Cases wait on fsync and on backend processes more than on the CPU: two per core.
             jobs: 2 * std::thread::available_parallelism().map_or(2, usize::from),
             timeout: Duration::from_secs(10),
+            startup: crate::backend::DEFAULT_STARTUP,
             strict: false,
         }
     }
@@ -140,11 +143,40 @@ pub struct Session {
 }
 
 /// Whether backends of this run support the `reset` control, learnt once for all workers.
-/// Probing starts at a worker's second case; one "no" (or a broken answer) ends reuse for good,
-/// so a backend without the control costs one extra process, never a wrong verdict.
+///
+/// A worker's first backend is asked `reset` before its first case. `ok: true` keeps one process
+/// per worker for the whole run; anything else (a "no", garbage, a crash) switches the run to a
+/// fresh process per case, and that probed process is replaced before the case starts, so a
+/// backend without the control costs one extra start, never a wrong verdict.
 #[derive(Debug, Default)]
 pub struct Reuse {
-    unsupported: std::sync::atomic::AtomicBool,
+    /// 0 unknown, 1 supported, 2 unsupported.
+    state: std::sync::atomic::AtomicU8,
+}
+
+impl Reuse {
+    const SUPPORTED: u8 = 1;
+    const UNSUPPORTED: u8 = 2;
+
+    fn unsupported(&self) -> bool {
+        self.state.load(Ordering::Relaxed) == Self::UNSUPPORTED
+    }
+
+    fn known(&self) -> bool {
+        self.state.load(Ordering::Relaxed) != 0
+    }
+
+    fn learn(&self, supported: bool) {
+        let state = if supported {
+            Self::SUPPORTED
+        } else {
+            Self::UNSUPPORTED
+        };
+        // The first answer wins; a later "no" from a broken process still ends reuse.
+        if !supported || !self.known() {
+            self.state.store(state, Ordering::Relaxed);
+        }
+    }
 }
 
 /// Runs one case in a fresh sandbox with a fresh backend.
@@ -174,6 +206,7 @@ pub fn run_case_in(
         findings: Vec::new(),
         calls: Vec::new(),
         duration: Duration::ZERO,
+        start_time: Duration::ZERO,
         baselined: None,
     };
     if !case.fixtures.is_empty() && !backend.runs_on_folder() {
@@ -203,7 +236,7 @@ fn open_session(
     reuse: &Reuse,
 ) -> Result<Session, String> {
     if let Some(mut used) = session.take() {
-        if !reuse.unsupported.load(Ordering::Relaxed) {
+        if !reuse.unsupported() {
             match used.backend.reset() {
                 Ok(true) => {
                     used.sandbox
@@ -211,14 +244,37 @@ fn open_session(
                         .map_err(|e| format!("harness: cannot restore the sandbox: {e}"))?;
                     return Ok(used);
                 }
-                Ok(false) | Err(_) => reuse.unsupported.store(true, Ordering::Relaxed),
+                Ok(false) | Err(_) => reuse.learn(false),
             }
         }
         used.backend.shutdown();
     }
+    let mut fresh = start_session(backend_spec, options)?;
+    if !reuse.known() {
+        match fresh.backend.reset() {
+            Ok(true) => reuse.learn(true),
+            Ok(false) | Err(_) => {
+                reuse.learn(false);
+                // The probe may have confused a backend that knows no controls: start anew.
+                fresh.backend.shutdown();
+                fresh = start_session(backend_spec, options)?;
+            }
+        }
+    }
+    Ok(fresh)
+}
+
+fn start_session(backend_spec: &BackendSpec, options: &RunOptions) -> Result<Session, String> {
     let sandbox = Sandbox::new().map_err(|e| format!("harness: cannot make a sandbox: {e}"))?;
     let backend = backend_spec
-        .start(sandbox.base(), sandbox.memories(), options.timeout)
+        .start_with(
+            sandbox.base(),
+            sandbox.memories(),
+            crate::backend::Timeouts {
+                call: options.timeout,
+                startup: options.startup,
+            },
+        )
         .map_err(|e| e.to_string())?;
     Ok(Session { sandbox, backend })
 }
@@ -233,7 +289,9 @@ fn execute(
     result: &mut CaseResult,
 ) -> Result<(), String> {
     let case = &loaded.case;
+    let opening = Instant::now();
     let mut session = open_session(backend_spec, options, session_slot, reuse)?;
+    result.start_time = opening.elapsed();
     for fixture in &case.fixtures {
         session
             .sandbox
@@ -293,8 +351,14 @@ fn execute(
             dialect: None,
         });
     }
-    if reuse.unsupported.load(Ordering::Relaxed) {
+    if reuse.unsupported() {
+        // One process per case: whatever it wrote after its last reply is a flood of this case.
         session.backend.shutdown();
+        if let Some(extra) = session.backend.unread_output() {
+            return Err(format!(
+                "the backend flooded its output: a line after the last reply: {extra}"
+            ));
+        }
     } else {
         *session_slot = Some(session);
     }
@@ -429,31 +493,31 @@ fn check_step(
     result: &mut CaseResult,
 ) -> Result<(), String> {
     let case_level = loaded.level;
-    if let Some(expected) = step.is_error {
-        if answer.is_error != expected {
-            let default = if case_level == Level::Info {
-                Level::Info
+    if let Some(expected) = step.is_error
+        && answer.is_error != expected
+    {
+        let default = if case_level == Level::Info {
+            Level::Info
+        } else {
+            Level::Must
+        };
+        result.findings.push(Finding {
+            check: Check::IsError,
+            level: step.is_error_level.unwrap_or(default),
+            rule: if case_level == Level::Info {
+                first_rule(loaded)
             } else {
-                Level::Must
-            };
-            result.findings.push(Finding {
-                check: Check::IsError,
-                level: step.is_error_level.unwrap_or(default),
-                rule: if case_level == Level::Info {
-                    first_rule(loaded)
-                } else {
-                    IS_ERROR_RULE.to_string()
-                },
-                step: Some(index),
-                message: format!(
-                    "is_error should be {expected}, the backend said {}",
-                    answer.is_error
-                ),
-                expected: Some(expected.to_string()),
-                actual: Some(answer.is_error.to_string()),
-                dialect: None,
-            });
-        }
+                IS_ERROR_RULE.to_string()
+            },
+            step: Some(index),
+            message: format!(
+                "is_error should be {expected}, the backend said {}",
+                answer.is_error
+            ),
+            expected: Some(expected.to_string()),
+            actual: Some(answer.is_error.to_string()),
+            dialect: None,
+        });
     }
     for forbidden in &step.must_not_contain {
         let forbidden = forbidden.replace("{{base}}", &sandbox.base().to_string_lossy());

@@ -259,7 +259,7 @@ fn plant_canaries(base: &Path, secret: &str) -> io::Result<()> {
 
 fn decode_hex(hex: &str) -> io::Result<Vec<u8>> {
     let digits: Vec<u8> = hex.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "bytes_hex has an odd number of digits",

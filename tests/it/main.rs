@@ -3,3 +3,4 @@
 mod check;
 mod reference;
 mod replay;
+mod sdk;

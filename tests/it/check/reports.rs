@@ -43,6 +43,10 @@ fn redact(text: &str) -> String {
             r"backend median \d+ µs per call, harness \d+ µs per call".to_string(),
             "backend median [µs] per call, harness [µs] per call",
         ),
+        (
+            r"start-up and resets \d+\.\d+ s".to_string(),
+            "start-up and resets [ELAPSED] s",
+        ),
         (r#"time="[0-9.]+""#.to_string(), r#"time="[TIME]""#),
         (r"/tmp/[^\s/]+".to_string(), "[TMP]"),
     ];

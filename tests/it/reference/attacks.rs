@@ -220,11 +220,12 @@ fn hostile_paths(base: &str) -> Vec<(String, bool)> {
     .into_iter()
     .map(|p| (p.to_string(), false))
     .collect();
-    // Leaf symlinks and special files: reads and writes refused, delete/rename act on the link.
+    // Leaf symlinks and special files: reads and writes refused, delete/rename act on the link
+    // itself (unless spelled `link/`).
     for leaf in [
         "/memories/link_out",
         "/memories//link_out",
-        // A trailing slash does not make the link a folder: it is still the link that goes.
+        // With a trailing slash, `link/` asks for the target: refused like any path through it.
         "/memories/link_out/",
         "/memories/link_file_out/",
         "/memories/link_file_out",
@@ -240,7 +241,7 @@ fn hostile_paths(base: &str) -> Vec<(String, bool)> {
         "/memories/dangling_dir",
         "/memories/fifo",
     ] {
-        paths.push((leaf.to_string(), true));
+        paths.push((leaf.to_string(), !leaf.ends_with('/')));
     }
     // Host paths of the sandbox.
     for host in [
@@ -487,16 +488,26 @@ fn inside_files_cannot_be_renamed_out() {
 }
 
 #[test]
-fn writes_replace_hard_links_instead_of_writing_through_them() {
-    // A hard link is a file of the memories folder like any other (reading it is not an escape
-    // the reference can see), but an edit must replace the entry, not write into a shared inode.
+fn hard_links_are_neither_read_nor_edited_but_can_be_moved_and_deleted() {
+    // A hard link is the same file under another name, possibly outside: reading it would read
+    // outside content (decide.hard-links). Rename and delete only touch the name inside.
     let sb = arena();
     std::fs::write(sb.base.join("outside/hard.txt"), format!("shared {BAIT}\n")).unwrap();
     std::fs::hard_link(sb.base.join("outside/hard.txt"), sb.path("hard.txt")).unwrap();
     let before = outside(&sb);
     for input in [
+        view("/memories/hard.txt"),
         str_replace("/memories/hard.txt", BAIT, "edited"),
         insert("/memories/hard.txt", 0, "inserted\n"),
+    ] {
+        let (text, is_error) = hostile_call(&sb, &input, &before);
+        assert!(is_error, "{input}: {text}");
+        assert_eq!(
+            text,
+            "Error: The file /memories/hard.txt has other hard links, which may lie outside /memories; the memory tool does not read or edit it."
+        );
+    }
+    for input in [
         rename("/memories/hard.txt", "/memories/hard2.txt"),
         delete("/memories/hard2.txt"),
     ] {

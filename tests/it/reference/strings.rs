@@ -1049,14 +1049,20 @@ fn str_replace_without_new_str_deletes_old_str() {
 }
 
 #[test]
-fn rename_new_path_trailing_slash_is_ignored() {
+fn rename_new_path_trailing_slash_names_a_folder() {
     let sb = Sandbox::new();
     sb.write("a.txt", "a");
-    sb.expect_ok(
+    sb.expect_err(
         &rename("/memories/a.txt", "/memories/b/"),
-        "Successfully renamed /memories/a.txt to /memories/b/",
+        "Error: Cannot rename /memories/a.txt to /memories/b/: the destination ends with a slash, which names a folder, and /memories/a.txt is a file.",
     );
-    assert_eq!(sb.read("b"), "a");
+    assert_eq!(sb.read("a.txt"), "a");
+    sb.write("d/x.txt", "x");
+    sb.expect_ok(
+        &rename("/memories/d", "/memories/e/"),
+        "Successfully renamed /memories/d to /memories/e/",
+    );
+    assert_eq!(sb.read("e/x.txt"), "x");
 }
 
 #[test]

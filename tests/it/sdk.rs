@@ -1,0 +1,147 @@
+//! The official SDK helpers, run through the adapters against the whole suite, must match their
+//! checked-in baselines exactly, and dropping any single entry must make the run fail.
+//!
+//! The helpers are installed by `.ci/install-sdks` (run by `.ci/run`). Without them these tests
+//! fail under CI and are skipped, with the reason printed, on a developer's machine.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The three official helpers: name of the baseline file and the backend command.
+const HELPERS: [(&str, &str); 3] = [
+    (
+        "python-sdk",
+        ".ci/.venv/bin/python adapters/python/memspec_adapter.py anthropic-local-fs --base {base}",
+    ),
+    (
+        "python-sdk-async",
+        ".ci/.venv/bin/python adapters/python/memspec_adapter.py anthropic-local-fs-async --base {base}",
+    ),
+    (
+        "typescript-sdk",
+        "node adapters/node/memspec-adapter.mjs anthropic-local-fs --base {base}",
+    ),
+];
+
+/// Whether the helpers are installed; panics under CI when they are not.
+fn installed() -> bool {
+    let root = repo();
+    let present = root.join(".ci/.venv/bin/python").exists()
+        && root
+            .join("adapters/node/node_modules/@anthropic-ai/sdk")
+            .exists();
+    if !present {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "the official SDK helpers are not installed: run `bash .ci/install-sdks` (.ci/run does)"
+        );
+        eprintln!(
+            "skipped: the official SDK helpers are not installed; run `bash .ci/install-sdks`"
+        );
+    }
+    present
+}
+
+fn check(backend: &str, baseline: &Path, extra: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_memspec"));
+    command
+        .current_dir(repo())
+        .args(["check", "--backend", backend, "--baseline"])
+        .arg(baseline)
+        .args(["--format", "json"])
+        .args(extra);
+    match command.output() {
+        Ok(output) => output,
+        Err(e) => panic!("cannot run memspec: {e}"),
+    }
+}
+
+fn baseline_path(name: &str) -> PathBuf {
+    repo().join("baselines").join(format!("{name}.json"))
+}
+
+fn read_baseline(name: &str) -> Value {
+    let text = std::fs::read_to_string(baseline_path(name))
+        .unwrap_or_else(|e| panic!("baseline {name}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("baseline {name}: {e}"))
+}
+
+fn explain(output: &Output) -> String {
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+    let problems = &report["report"]["baseline_problems"];
+    format!(
+        "exit {:?}\nbaseline problems: {problems:#}\nstderr: {}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[test]
+fn official_helpers_match_their_baselines() {
+    if !installed() {
+        return;
+    }
+    for (name, backend) in HELPERS {
+        let output = check(backend, &baseline_path(name), &[]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{name}: {}",
+            explain(&output)
+        );
+    }
+}
+
+/// Drops one entry of each outcome kind (and the first and last) from each baseline and runs
+/// just that case: the run must fail, because the deviation is no longer accepted.
+#[test]
+fn removing_any_baseline_entry_fails_the_run() {
+    if !installed() {
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+    for (name, backend) in HELPERS {
+        let baseline = read_baseline(name);
+        let entries = baseline["accepted"].as_array().cloned().unwrap_or_default();
+        assert!(
+            !entries.is_empty(),
+            "{name}: the baseline lists no deviation"
+        );
+        let mut picked: Vec<usize> = vec![0, entries.len() - 1];
+        for outcome in ["info", "warn", "fail", "error"] {
+            if let Some(i) = entries.iter().position(|e| e["outcome"] == outcome) {
+                picked.push(i);
+            }
+        }
+        picked.sort_unstable();
+        picked.dedup();
+        for i in picked {
+            let case = entries[i]["case"].as_str().unwrap_or_default().to_string();
+            let mut reduced = baseline.clone();
+            if let Some(list) = reduced["accepted"].as_array_mut() {
+                list.remove(i);
+            }
+            let path = scratch.path().join(format!("{name}-{i}.json"));
+            std::fs::write(&path, reduced.to_string()).unwrap_or_else(|e| panic!("write: {e}"));
+            let output = check(backend, &path, &["--case", &case]);
+            assert_ne!(
+                output.status.code(),
+                Some(0),
+                "{name}: the run still passes without the entry for {case}"
+            );
+            let report: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+            let problems = report["report"]["baseline_problems"].to_string();
+            assert!(
+                problems.contains(&case) || report["verdict"] == "backend_broke",
+                "{name}: removing {case} is not reported: {}",
+                explain(&output)
+            );
+        }
+    }
+}
