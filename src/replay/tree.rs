@@ -164,7 +164,9 @@ impl Scanner {
                 format!("{prefix}/{name}")
             };
             let host = item.path();
-            let Ok(meta) = fs::symlink_metadata(&host) else {
+            // The entry's own metadata is an fstatat relative to the open folder (no symlink
+            // followed), cheaper than looking the whole path up again.
+            let Ok(meta) = item.metadata() else {
                 continue;
             };
             let kind = meta.file_type();

@@ -185,6 +185,8 @@ pub struct App {
     quit_anyway: bool,
     pub(crate) areas: Areas,
     pub(crate) diff: DiffView,
+    /// Steps per verdict kind, counted once: the header shows them on every frame.
+    pub(crate) counts: std::collections::BTreeMap<Kind, usize>,
 }
 
 /// Tab stops of the TUI's diff and results.
@@ -206,7 +208,9 @@ impl App {
                 unsaved: false,
                 written: None,
             });
+        let counts = replay.counts();
         let mut app = App {
+            counts,
             replay,
             spec,
             selected: 0,

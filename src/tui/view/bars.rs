@@ -26,7 +26,7 @@ pub(crate) fn header(frame: &mut Frame<'_>, area: Rect, app: &App) {
         Span::raw(format!(" {name}  ")),
     ];
     let wide = area.width >= 120;
-    for (kind, n) in replay.counts().iter().rev() {
+    for (kind, n) in app.counts.iter().rev() {
         let label = if wide {
             format!(" {}", kind.short())
         } else {
