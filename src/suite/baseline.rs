@@ -192,9 +192,22 @@ fn describe(result: &CaseResult) -> String {
     parts.join("; ")
 }
 
-/// The start of a text, on one line, for a reason.
+/// The start of a text, on one line, for a reason. What differs from run to run (the
+/// sandbox's path, the canaries' secret) is replaced by a placeholder so that the reason is
+/// stable.
 fn first_words(text: &str) -> String {
-    let flat = text.replace('\n', "⏎").replace('\t', "→");
+    static VOLATILE: std::sync::OnceLock<Option<(regex::Regex, regex::Regex)>> =
+        std::sync::OnceLock::new();
+    let mut flat = text.replace('\n', "⏎").replace('\t', "→");
+    if let Some((sandbox, secret)) = VOLATILE.get_or_init(|| {
+        Some((
+            regex::Regex::new(r"/[^\s'\x22]*?/memspec-[A-Za-z0-9]{6}").ok()?,
+            regex::Regex::new(r"MEMSPEC-CANARY-[0-9a-f]{16}").ok()?,
+        ))
+    }) {
+        flat = sandbox.replace_all(&flat, "{base}").into_owned();
+        flat = secret.replace_all(&flat, "<canary secret>").into_owned();
+    }
     let mut short: String = flat.chars().take(140).collect();
     if flat.chars().count() > 140 {
         short.push('…');
