@@ -137,6 +137,7 @@ pub fn replay(
         backend: options.backend.label(),
         on_folder,
         check: options.check,
+        seed: options.seed.clone(),
         steps,
         elapsed: started.elapsed(),
     })

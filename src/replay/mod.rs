@@ -121,6 +121,9 @@ pub struct Replay {
     pub on_folder: bool,
     /// Snapshot regression mode.
     pub check: bool,
+    /// The seed folder both memory folders started from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<PathBuf>,
     /// One step per transcript call.
     pub steps: Vec<Step>,
     /// Wall-clock time of the replay.

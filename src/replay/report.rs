@@ -39,6 +39,13 @@ pub fn text(replay: &Replay, spec: Option<&Spec>, detail: Detail) -> String {
         transcript.calls.len(),
     );
     let _ = writeln!(out, "backend: {}", replay.backend);
+    let recorded_seed = transcript.session.as_ref().and_then(|h| h.seed.as_deref());
+    if let (Some(seed), None) = (recorded_seed, &replay.seed) {
+        let _ = writeln!(
+            out,
+            "note: recorded with --seed {seed}; without the same seed the folders start empty"
+        );
+    }
     if replay.check {
         let _ = writeln!(
             out,

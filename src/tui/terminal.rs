@@ -80,6 +80,11 @@ impl Guard {
 
 impl Drop for Guard {
     fn drop(&mut self) {
+        // While unwinding, the panic hook has restored the terminal and printed the message:
+        // leaving the alternate screen a second time would move the cursor back over it.
+        if std::thread::panicking() {
+            return;
+        }
         let _ = execute!(io::stdout(), DisableMouseCapture);
         ratatui::restore();
         let _ = io::stdout().flush();

@@ -4,7 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use super::text::{DIM, TITLE, line_count, visible_lines};
 use crate::protocol::ToolResult;
@@ -103,7 +103,12 @@ fn block(frame: &mut Frame<'_>, area: Rect, app: &App, name: &str, side: &Side<'
         .into_iter()
         .map(Line::raw)
         .collect(),
-        Side::Note(note) => vec![Line::from(Span::styled(note.clone(), DIM))],
+        Side::Note(note) => {
+            // A note (how the backend broke) is prose: wrapped, not scrolled sideways.
+            let note = Paragraph::new(Span::styled(note.clone(), DIM)).wrap(Wrap { trim: false });
+            frame.render_widget(note, inner);
+            return;
+        }
     };
     frame.render_widget(Paragraph::new(lines), inner);
 }
