@@ -67,11 +67,13 @@ pub fn load(spec_dir: &std::path::Path, cases_dir: &std::path::Path) -> Result<L
 }
 
 /// Runs the selected cases and builds the report; `progress` sees each result as it completes
-/// and is told the number of selected cases first.
+/// and is told the number of selected cases first. `repro_args` are the arguments that select
+/// the same backend and suite again (`--backend …`, `--not-on-folder`, `--cases …`), used in the
+/// one-line command that reruns a case.
 pub fn check(
     config: &CheckConfig,
     loaded: &Loaded,
-    backend_arg: Option<String>,
+    repro_args: Vec<String>,
     on_start: &dyn Fn(usize),
     progress: &(dyn Fn(&CaseResult) + Sync),
 ) -> Result<Report, CheckError> {
@@ -92,7 +94,7 @@ pub fn check(
     };
     Ok(Report {
         backend: config.backend.label(),
-        backend_arg,
+        repro_args,
         strict: config.options.strict,
         results,
         baseline_problems,

@@ -518,7 +518,7 @@ fn run_check(args: &CheckArgs) -> ExitCode {
         bar.inc(1);
         bar.set_message(result.id.clone());
     };
-    let report = match check::check(&config, &loaded, args.backend.clone(), &on_start, &progress) {
+    let report = match check::check(&config, &loaded, repro_args(args), &on_start, &progress) {
         Ok(report) => report,
         Err(
             e @ (CheckError::EmptySelection { .. }
@@ -619,7 +619,7 @@ fn matrix(args: &MatrixArgs) -> ExitCode {
             },
             baseline: None,
         };
-        match check::check(&config, &loaded, None, &|_| {}, &|_| {}) {
+        match check::check(&config, &loaded, Vec::new(), &|_| {}, &|_| {}) {
             Ok(report) => columns.push(report::matrix::Column {
                 name,
                 results: report.results,
@@ -640,6 +640,23 @@ fn matrix(args: &MatrixArgs) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(EXIT_INTERNAL, &format!("cannot write the matrix: {e}")),
     }
+}
+
+/// The arguments that select the same backend and suite again, for the rerun command.
+fn repro_args(args: &CheckArgs) -> Vec<String> {
+    let mut repro = Vec::new();
+    if let Some(backend) = &args.backend {
+        repro.extend(["--backend".to_string(), backend.clone()]);
+    }
+    if args.not_on_folder {
+        repro.push("--not-on-folder".to_string());
+    }
+    for (flag, dir) in [("--cases", &args.dirs.cases), ("--spec", &args.dirs.spec)] {
+        if let Some(dir) = dir {
+            repro.extend([flag.to_string(), dir.display().to_string()]);
+        }
+    }
+    repro
 }
 
 fn cases(action: &CasesAction, dirs: &Dirs) -> ExitCode {

@@ -287,9 +287,7 @@ impl Stdio {
             }
             Err(RecvTimeoutError::Timeout) => {
                 self.kill();
-                return Err(BackendError::Timeout {
-                    after: timeout,
-                });
+                return Err(BackendError::Timeout { after: timeout });
             }
             Err(RecvTimeoutError::Disconnected) => return Err(self.crashed()),
         };

@@ -54,6 +54,7 @@ fn case_block(out: &mut String, report: &Report, spec: &Spec, result: &CaseResul
     if let Some(reason) = &result.reason {
         let _ = writeln!(out, "  reason: {reason}");
     }
+    let mut cited: Vec<&str> = Vec::new();
     for finding in &result.findings {
         let _ = writeln!(
             out,
@@ -62,7 +63,11 @@ fn case_block(out: &mut String, report: &Report, spec: &Spec, result: &CaseResul
             finding.level.as_str(),
             finding.rule
         );
-        if let Some(text) = rule_text(spec, &finding.rule) {
+        // The spec sentence once per rule and case: several findings often cite the same one.
+        if let Some(text) = rule_text(spec, &finding.rule)
+            && !cited.contains(&finding.rule.as_str())
+        {
+            cited.push(finding.rule.as_str());
             let _ = writeln!(out, "    spec: {text}");
         }
         if let Some(step) = finding.step {

@@ -17,8 +17,8 @@ use crate::suite::grade::{CaseResult, Outcome};
 pub struct Report {
     /// The backend, as named on the command line.
     pub backend: String,
-    /// The `--backend` argument to repeat in a reproducing command (`None` for the reference).
-    pub backend_arg: Option<String>,
+    /// Arguments that select the same backend and suite again, for the rerun command.
+    pub repro_args: Vec<String>,
     /// Whether SHOULD misses failed.
     pub strict: bool,
     /// One result per selected case, in suite order.
@@ -67,12 +67,13 @@ impl Report {
 
     /// A command that reruns one case verbosely.
     pub fn repro(&self, case_id: &str) -> String {
-        let backend = match &self.backend_arg {
-            Some(arg) => format!(" --backend {}", shell_quote(arg)),
-            None => String::new(),
-        };
+        let mut command = String::from("memspec check");
+        for arg in &self.repro_args {
+            command.push(' ');
+            command.push_str(&shell_quote(arg));
+        }
         let strict = if self.strict { " --strict" } else { "" };
-        format!("memspec check{backend} --case {case_id}{strict} --verbose")
+        format!("{command} --case {case_id}{strict} --verbose")
     }
 
     /// Median and total time spent waiting for the backend per call, and the harness's own time
