@@ -7,8 +7,10 @@ the ``Error: `` prefixes the spec puts on some of them, which the Python runner 
 
 Try it with memspec:
 
-    memspec check --backend 'python3 adapters/python/memspec_adapter.py \
+    memspec check --not-on-folder --backend 'python3 adapters/python/memspec_adapter.py \
         adapters/python/examples/dict_backend.py:DictMemoryTool --base {base}'
+
+(`--not-on-folder`: the memories live in a dict, not in the folder memspec gives it.)
 
 (use the Python that has ``anthropic`` installed, e.g. ``.ci/.venv/bin/python`` after
 ``.ci/install-sdks``).
