@@ -59,13 +59,15 @@ pub fn replay(
         let reference_result = reference.call(&call.input);
         let before = Arc::clone(&folders.reference);
         let trusted = matches!(options.backend, BackendSpec::Reference);
-        let scan = Scan {
-            reference: may_change(&call.input, &reference_result),
-            // A backend under test is scanned after every call: changing what it should not
-            // is exactly what is looked for. The in-process reference is the spec.
-            backend: !trusted || answer.result().is_some_and(|r| may_change(&call.input, r)),
+        let reference_change = change_of(&call.input, Some(&reference_result));
+        // A backend under test is scanned whole after every call: changing what it should not
+        // is exactly what is looked for. The in-process reference is the spec.
+        let backend_change = if trusted {
+            change_of(&call.input, answer.result())
+        } else {
+            Change::Unknown
         };
-        let (trees, tree_change) = folders.after_step(index, scan);
+        let (trees, tree_change) = folders.after_step(index, &reference_change, &backend_change);
         let files = tree_change
             .as_deref()
             .map(|paths| file_differences(paths, &backend_box, &reference_box))
@@ -340,28 +342,30 @@ impl<'a> Folders<'a> {
         }
     }
 
-    /// Scans the folders `scan` names; returns the trees and, when the difference between
-    /// them changed with this step (and they differ), the differing paths.
+    /// Scans what each folder's change says; returns the trees and, when the difference
+    /// between them changed with this step (and they differ), the differing paths.
     fn after_step(
         &mut self,
         index: usize,
-        scan: Scan,
+        reference: &Change,
+        backend: &Change,
     ) -> (Trees, Option<Vec<(String, Difference)>>) {
-        if scan.reference {
-            self.reference = rescan(
-                &mut self.reference_scan,
-                self.reference_root,
-                &self.reference,
-            );
-        }
+        self.reference = rescan(
+            &mut self.reference_scan,
+            self.reference_root,
+            &self.reference,
+            reference,
+        );
         let mut change = None;
-        if self.on_folder && (scan.backend || scan.reference) {
+        let nothing = matches!((reference, backend), (Change::Nothing, Change::Nothing));
+        if self.on_folder && !nothing {
             let previous = self.backend.clone().unwrap_or_default();
-            let backend = if scan.backend {
-                rescan(&mut self.backend_scan, self.backend_root, &previous)
-            } else {
-                previous
-            };
+            let backend = rescan(
+                &mut self.backend_scan,
+                self.backend_root,
+                &previous,
+                backend,
+            );
             let now = backend.differences(&self.reference);
             if now != self.differences {
                 self.differ_since = (!now.is_empty()).then_some(index);
@@ -381,23 +385,64 @@ impl<'a> Folders<'a> {
     }
 }
 
-/// Which folders a step may have changed.
-#[derive(Debug, Clone, Copy)]
-struct Scan {
-    reference: bool,
-    backend: bool,
+/// What a call can have changed in a folder, as far as a backend trusted to be the spec
+/// tells: nothing (a view, an error), the paths it names, or anything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Change {
+    /// Nothing changed.
+    Nothing,
+    /// Only these paths (relative to the memory folder) and what is below them.
+    Paths(Vec<String>),
+    /// Anything may have: scan everything.
+    Unknown,
 }
 
-/// Whether a call with this answer can have changed the folder: a successful create,
-/// str_replace, insert, delete or rename. Only used for backends trusted to be the spec.
-fn may_change(input: &Value, result: &crate::protocol::ToolResult) -> bool {
+/// The change a successful create, str_replace, insert, delete or rename makes: the paths it
+/// names. A path spelled in a way this cannot follow (`..`, `.`) means a full scan.
+fn change_of(input: &Value, result: Option<&crate::protocol::ToolResult>) -> Change {
     let command = input.get("command").and_then(Value::as_str).unwrap_or("");
-    !result.is_error && command != "view"
+    match result {
+        None => return Change::Unknown,
+        Some(r) if r.is_error || command == "view" => return Change::Nothing,
+        Some(_) => {}
+    }
+    let fields: &[&str] = match command {
+        "rename" => &["old_path", "new_path"],
+        _ => &["path"],
+    };
+    let mut paths = Vec::new();
+    for field in fields {
+        let Some(path) = input.get(*field).and_then(Value::as_str) else {
+            return Change::Unknown;
+        };
+        let Some(rest) = path.strip_prefix("/memories") else {
+            return Change::Unknown;
+        };
+        let parts: Vec<&str> = rest.split('/').filter(|p| !p.is_empty()).collect();
+        if parts
+            .iter()
+            .any(|p| *p == "." || *p == ".." || p.contains('\\'))
+        {
+            return Change::Unknown;
+        }
+        paths.push(parts.join("/"));
+    }
+    Change::Paths(paths)
 }
 
-/// Scans again, sharing the previous tree when nothing changed (most calls are views).
-fn rescan(scanner: &mut Scanner, root: &Scratch, previous: &Arc<Tree>) -> Arc<Tree> {
-    let tree = scanner.scan(root.memories());
+/// Scans again as far as `change` says, sharing the previous tree when nothing changed (most
+/// calls are views).
+fn rescan(
+    scanner: &mut Scanner,
+    root: &Scratch,
+    previous: &Arc<Tree>,
+    change: &Change,
+) -> Arc<Tree> {
+    let tree = match change {
+        Change::Nothing => return Arc::clone(previous),
+        Change::Paths(paths) => scanner.update(root.memories(), previous, paths),
+        Change::Unknown => scanner.scan(root.memories()),
+    };
     if tree == **previous {
         Arc::clone(previous)
     } else {

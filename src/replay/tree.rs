@@ -154,6 +154,58 @@ impl Scanner {
         Tree { entries }
     }
 
+    /// The tree after a change confined to `paths` (relative, `/`-separated): entries
+    /// elsewhere are taken from `previous`; each path is scanned again with everything below
+    /// it, and so are the folders above it (a create makes missing parents).
+    pub fn update(&mut self, root: &Path, previous: &Tree, paths: &[String]) -> Tree {
+        if paths.iter().any(String::is_empty) {
+            return self.scan(root);
+        }
+        let mut ancestors: Vec<String> = Vec::new();
+        for path in paths {
+            let mut at = path.as_str();
+            while let Some((parent, _)) = at.rsplit_once('/') {
+                ancestors.push(parent.to_string());
+                at = parent;
+            }
+        }
+        let stale = |entry: &str| {
+            ancestors.iter().any(|a| a == entry)
+                || paths.iter().any(|p| {
+                    entry == p
+                        || entry
+                            .strip_prefix(p.as_str())
+                            .is_some_and(|r| r.starts_with('/'))
+                })
+        };
+        let mut entries: Vec<Entry> = previous
+            .entries
+            .iter()
+            .filter(|e| !stale(&e.path))
+            .cloned()
+            .collect();
+        ancestors.sort();
+        ancestors.dedup();
+        for path in ancestors.iter().chain(paths) {
+            let host = root.join(path);
+            let Ok(meta) = fs::symlink_metadata(&host) else {
+                continue;
+            };
+            let is_dir = meta.is_dir();
+            let is_path = paths.contains(path);
+            if entries.iter().any(|e| &e.path == path) {
+                continue;
+            }
+            entries.push(self.entry(&host, path.clone(), &meta));
+            if is_dir && is_path {
+                self.walk(&host, path, &mut entries);
+            }
+        }
+        entries.sort_by(|a, b| compare_paths(&a.path, &b.path));
+        entries.dedup_by(|a, b| a.path == b.path);
+        Tree { entries }
+    }
+
     fn walk(&mut self, dir: &Path, prefix: &str, entries: &mut Vec<Entry>) {
         let Ok(read) = fs::read_dir(dir) else { return };
         for item in read.flatten() {
@@ -169,44 +221,52 @@ impl Scanner {
             let Ok(meta) = item.metadata() else {
                 continue;
             };
-            let kind = meta.file_type();
-            if kind.is_dir() {
-                entries.push(Entry {
-                    path: path.clone(),
-                    kind: EntryKind::Dir,
-                    size: 0,
-                    head: Vec::new(),
-                    digest: 0,
-                });
+            let is_dir = meta.is_dir();
+            entries.push(self.entry(&host, path.clone(), &meta));
+            if is_dir {
                 self.walk(&host, &path, entries);
-            } else if kind.is_symlink() {
-                let target = fs::read_link(&host)
-                    .map(|t| t.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                entries.push(Entry {
-                    digest: digest(target.as_bytes()),
-                    path,
-                    kind: EntryKind::Symlink { target },
-                    size: meta.len(),
-                    head: Vec::new(),
-                });
-            } else if kind.is_file() {
-                let (digest, head) = self.content(&host, &meta);
-                entries.push(Entry {
-                    path,
-                    kind: EntryKind::File,
-                    size: meta.len(),
-                    head,
-                    digest,
-                });
-            } else {
-                entries.push(Entry {
-                    path,
-                    kind: EntryKind::Other,
-                    size: 0,
-                    head: Vec::new(),
-                    digest: 0,
-                });
+            }
+        }
+    }
+
+    /// The entry for one path, given its (not followed) metadata.
+    fn entry(&mut self, host: &Path, path: String, meta: &fs::Metadata) -> Entry {
+        let kind = meta.file_type();
+        if kind.is_dir() {
+            Entry {
+                path,
+                kind: EntryKind::Dir,
+                size: 0,
+                head: Vec::new(),
+                digest: 0,
+            }
+        } else if kind.is_symlink() {
+            let target = fs::read_link(host)
+                .map(|t| t.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            Entry {
+                digest: digest(target.as_bytes()),
+                path,
+                kind: EntryKind::Symlink { target },
+                size: meta.len(),
+                head: Vec::new(),
+            }
+        } else if kind.is_file() {
+            let (digest, head) = self.content(host, meta);
+            Entry {
+                path,
+                kind: EntryKind::File,
+                size: meta.len(),
+                head,
+                digest,
+            }
+        } else {
+            Entry {
+                path,
+                kind: EntryKind::Other,
+                size: 0,
+                head: Vec::new(),
+                digest: 0,
             }
         }
     }
@@ -249,6 +309,23 @@ fn digest(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_update_equals_a_full_scan() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path();
+        fs::create_dir_all(root.join("a/b")).unwrap_or_default();
+        fs::write(root.join("a/b/x.md"), "x").unwrap_or_default();
+        fs::write(root.join("a-z.md"), "z").unwrap_or_default();
+        let mut scanner = Scanner::default();
+        let before = scanner.scan(root);
+        fs::create_dir_all(root.join("n/m")).unwrap_or_default();
+        fs::write(root.join("n/m/new.md"), "new").unwrap_or_default();
+        fs::remove_dir_all(root.join("a/b")).unwrap_or_default();
+        let paths = ["n/m/new.md".to_string(), "a/b".to_string()];
+        let updated = scanner.update(root, &before, &paths);
+        assert_eq!(updated, Scanner::default().scan(root));
+    }
 
     #[test]
     fn scans_and_compares() {

@@ -222,3 +222,19 @@ fn every_step_keeps_the_backend_folder_as_a_tree() {
             .map_or(0, str::len)
     );
 }
+
+#[test]
+fn folders_updated_path_by_path_match_full_scans() {
+    // The reference's folder is rescanned only where a call changed it; a backend over the
+    // protocol is scanned whole. Over 50 calls (nested creates, folder renames, deletes) the
+    // two must always agree.
+    let replayed = replay_with("sdk-python-50.request.json", proxy("same"), false);
+    let mut compared = 0;
+    for (i, step) in replayed.steps.iter().enumerate() {
+        let Some(trees) = &step.trees else { continue };
+        let backend = trees.backend.clone().unwrap_or_default();
+        assert_eq!(*backend, *trees.reference, "step {}", i + 1);
+        compared += 1;
+    }
+    assert_eq!(compared, 50);
+}
