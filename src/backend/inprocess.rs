@@ -1,6 +1,6 @@
 //! The reference backend called directly, without a process or a protocol in between.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -12,6 +12,7 @@ use crate::reference::Reference;
 #[derive(Debug)]
 pub struct InProcess {
     reference: Reference,
+    memories: PathBuf,
 }
 
 impl InProcess {
@@ -21,7 +22,10 @@ impl InProcess {
             command: "reference".to_string(),
             reason: e.to_string(),
         })?;
-        Ok(InProcess { reference })
+        Ok(InProcess {
+            reference,
+            memories: memories.to_path_buf(),
+        })
     }
 }
 
@@ -31,8 +35,12 @@ impl Backend for InProcess {
     }
 
     fn reset(&mut self) -> Result<bool, BackendError> {
-        // Opening a fresh reference is as cheap as wiping: the runner does that instead.
-        Ok(false)
+        // Keeping the sandbox saves making a temporary folder and canaries for every case.
+        crate::serve::wipe(&self.memories).map_err(|e| BackendError::Send {
+            reason: format!("cannot empty the memories folder: {e}"),
+            stderr: String::new(),
+        })?;
+        Ok(true)
     }
 
     fn shutdown(&mut self) -> Option<String> {
