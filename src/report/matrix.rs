@@ -56,6 +56,9 @@ pub struct Disagreement {
     pub groups: Vec<Vec<usize>>,
     /// Whether the reference stands alone against every other backend.
     pub reference_alone: bool,
+    /// Whether the backends other than the reference still disagree once a leading `Error: `
+    /// is ignored (the official runners differ by that prefix on nearly every error).
+    pub others_split_beyond_prefix: bool,
 }
 
 impl Matrix {
@@ -107,6 +110,19 @@ impl Matrix {
                             .push(column);
                     }
                 }
+                let others_split_beyond_prefix = answers
+                    .iter()
+                    .skip(1)
+                    .flatten()
+                    .map(|a| {
+                        (
+                            a.is_error,
+                            a.text.strip_prefix("Error: ").unwrap_or(&a.text),
+                        )
+                    })
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .len()
+                    > 1;
                 if groups.len() > 1 {
                     let mut groups: Vec<Vec<usize>> = groups.into_values().collect();
                     groups.sort_by_key(|g| std::cmp::Reverse(g.len()));
@@ -126,6 +142,7 @@ impl Matrix {
                         input,
                         groups,
                         reference_alone,
+                        others_split_beyond_prefix,
                     });
                 }
             }
@@ -186,7 +203,8 @@ impl Matrix {
             "\n### Disagreements ({} steps)\n",
             self.disagreements.len()
         );
-        out.push_str("Backends grouped by identical answers (text and `is_error`), largest group first.\n\n| case | step | groups |\n|---|---|---|\n");
+        out.push_str(&self.disagreement_summary());
+        out.push_str("<details><summary>Every disagreement</summary>\n\nBackends grouped by identical answers (text and `is_error`), largest group first.\n\n| case | step | groups |\n|---|---|---|\n");
         for d in &self.disagreements {
             let groups: Vec<String> = d
                 .groups
@@ -211,6 +229,43 @@ impl Matrix {
                 groups.join(" ≠ ")
             );
         }
+        out.push_str("\n</details>\n");
+        out
+    }
+
+    /// Disagreements per area: where the reference stands alone against implementations that
+    /// agree (a decision of ours, or a shared habit of theirs), and where the other
+    /// implementations split among themselves (the spec leaves room there).
+    fn disagreement_summary(&self) -> String {
+        let mut per_area: BTreeMap<&str, (usize, usize, usize, usize)> = BTreeMap::new();
+        for d in &self.disagreements {
+            let area = d.case.split('.').next().unwrap_or_default();
+            let entry = per_area.entry(area).or_default();
+            entry.0 += 1;
+            if d.reference_alone {
+                entry.1 += 1;
+            }
+            // The others split when they do not all sit in one group.
+            let others_split = d
+                .groups
+                .iter()
+                .filter(|g| g.iter().any(|&i| i != 0))
+                .count()
+                > 1;
+            if others_split {
+                entry.2 += 1;
+            }
+            if d.others_split_beyond_prefix {
+                entry.3 += 1;
+            }
+        }
+        let mut out = String::from(
+            "| area | steps | reference alone | the others split | … beyond the `Error: ` prefix |\n|---|---|---|---|---|\n",
+        );
+        for (area, (steps, alone, split, beyond)) in per_area {
+            let _ = writeln!(out, "| {area} | {steps} | {alone} | {split} | {beyond} |");
+        }
+        out.push('\n');
         out
     }
 
