@@ -4,3 +4,4 @@ mod check;
 mod reference;
 mod replay;
 mod sdk;
+mod suite;

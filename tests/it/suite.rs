@@ -1,0 +1,132 @@
+//! The suite itself: its size, its coverage of the spec, and the lint that guards it.
+
+use std::path::{Path, PathBuf};
+
+use memspec::spec::Spec;
+use memspec::suite::coverage::coverage;
+use memspec::suite::load::{self, LintProblem};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn spec() -> Spec {
+    Spec::load(&repo().join("spec")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn every_rule_of_the_spec_is_checked_by_a_case() {
+    let spec = spec();
+    let suite = load::load(&repo().join("cases"), &spec).unwrap_or_else(|e| panic!("{e}"));
+    let uncovered: Vec<&str> = coverage(&spec, &suite)
+        .iter()
+        .filter(|row| row.cases.is_empty())
+        .map(|row| row.rule.id.as_str())
+        .collect();
+    assert!(uncovered.is_empty(), "rules without a case: {uncovered:?}");
+}
+
+#[test]
+fn the_suite_is_large_and_hostile_enough() {
+    let suite = load::load(&repo().join("cases"), &spec()).unwrap_or_else(|e| panic!("{e}"));
+    let hostile = suite.cases.iter().filter(|c| c.case.hostile).count();
+    assert!(suite.cases.len() >= 250, "{} cases", suite.cases.len());
+    assert!(hostile >= 80, "{hostile} hostile cases");
+    // Every command is attacked: a hostile case for each of the six.
+    for command in [
+        "view",
+        "create",
+        "str_replace",
+        "insert",
+        "delete",
+        "rename",
+    ] {
+        let attacked = suite
+            .cases
+            .iter()
+            .filter(|c| c.case.hostile)
+            .any(|c| c.case.steps.iter().any(|s| s.input["command"] == command));
+        assert!(attacked, "no hostile case for {command}");
+    }
+}
+
+/// Lints one case file written into a scratch folder.
+fn lint_one(file: &str) -> Vec<LintProblem> {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("create.json"), file).unwrap_or_else(|e| panic!("{e}"));
+    lint_dir(dir.path())
+}
+
+fn lint_dir(dir: &Path) -> Vec<LintProblem> {
+    load::lint(dir, &spec()).unwrap_or_else(|e| panic!("{e}")).1
+}
+
+const GOOD_STEP: &str = r#"{"input": {"command": "view", "path": "/memories"}, "is_error": false}"#;
+
+fn case(id: &str, rules: &str, step: &str) -> String {
+    format!(r#"{{"id": "{id}", "title": "t", "rules": {rules}, "steps": [{step}]}}"#)
+}
+
+fn file(cases: &[String]) -> String {
+    format!(r#"{{"area": "create", "cases": [{}]}}"#, cases.join(","))
+}
+
+#[test]
+fn lint_accepts_a_good_case() {
+    let problems = lint_one(&file(&[case(
+        "create.ok",
+        r#"["create.success"]"#,
+        GOOD_STEP,
+    )]));
+    assert!(problems.is_empty(), "{problems:?}");
+}
+
+#[test]
+fn lint_rejects_duplicate_ids_unknown_rules_and_bad_matchers() {
+    let problems = lint_one(&file(&[
+        case("create.twice", r#"["create.success"]"#, GOOD_STEP),
+        case("create.twice", r#"["create.success"]"#, GOOD_STEP),
+        case(
+            "create.unknown-rule",
+            r#"["create.no-such-rule"]"#,
+            GOOD_STEP,
+        ),
+        case("view.wrong-area", r#"["create.success"]"#, GOOD_STEP),
+        case(
+            "create.bad-template",
+            r#"["create.success"]"#,
+            r#"{"input": {"command": "view", "path": "/memories"}, "text": {"template": "{sizes}"}}"#,
+        ),
+        case(
+            "create.no-expectation",
+            r#"["create.success"]"#,
+            r#"{"input": {"command": "view"}}"#,
+        ),
+    ]));
+    let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    let has = |needle: &str| text.iter().any(|p| p.contains(needle));
+    assert!(has("case `create.twice`: duplicate id"), "{text:#?}");
+    assert!(has("unknown rule id `create.no-such-rule`"), "{text:#?}");
+    assert!(
+        has("case `view.wrong-area`: id must be `create.`"),
+        "{text:#?}"
+    );
+    assert!(has("unknown placeholder `{sizes}`"), "{text:#?}");
+    assert!(
+        has("case `create.no-expectation`: step 1 expects nothing"),
+        "{text:#?}"
+    );
+    assert_eq!(problems.len(), 5, "{text:#?}");
+}
+
+#[test]
+fn lint_names_the_file_of_a_malformed_case() {
+    let problems = lint_one(r#"{"area": "create", "cases": [{"id": "create.x", "steps": []}]}"#);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].file, "create.json");
+    assert!(
+        problems[0].message.contains("missing field `title`"),
+        "{}",
+        problems[0]
+    );
+}
