@@ -1,0 +1,401 @@
+//! `check`, `matrix`, `cases` and `spec`: the suite from the command line.
+
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::{Dirs, EXIT_BACKEND_BROKE, EXIT_INTERNAL, EXIT_NOT_CONFORMANT, EXIT_USAGE, fail};
+use memspec::backend::BackendSpec;
+use memspec::check::{self, CheckConfig, CheckError};
+use memspec::report::{self, Verdict, human};
+use memspec::suite::case::Level;
+use memspec::suite::runner::{RunOptions, Selection};
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct MatrixArgs {
+    /// A backend as `NAME=COMMAND` (protocol v1, `{memories}`/`{base}` substituted); repeatable.
+    #[arg(long = "backend", value_name = "NAME=COMMAND", required = true)]
+    pub(crate) backends: Vec<String>,
+    /// Run only cases whose id matches (`*` wildcard); repeatable.
+    #[arg(long = "case", value_name = "PATTERN")]
+    pub(crate) cases_selected: Vec<String>,
+    /// Run only cases of this area; repeatable.
+    #[arg(long)]
+    pub(crate) area: Vec<String>,
+    /// Cases run in parallel [default: twice the number of CPUs].
+    #[arg(short, long)]
+    pub(crate) jobs: Option<usize>,
+    /// Per-call timeout in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    pub(crate) timeout: f64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = MatrixFormat::Markdown)]
+    pub(crate) format: MatrixFormat,
+    /// Write to this file instead of stdout.
+    #[arg(long, short)]
+    pub(crate) output: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) dirs: Dirs,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub(crate) enum MatrixFormat {
+    Markdown,
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum CasesAction {
+    /// Validate every case file: schema, unique ids, known rule ids, valid matchers.
+    Lint,
+    /// List the cases (id, level, area, title).
+    List,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum SpecAction {
+    /// Print which cases check each rule; exits 1 if a rule has none.
+    Coverage,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub(crate) enum Format {
+    Human,
+    Json,
+    Junit,
+    Tap,
+    Markdown,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub(crate) enum LevelArg {
+    Must,
+    Should,
+    Info,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct CheckArgs {
+    /// Backend command speaking protocol v1; `{memories}` and `{base}` become the sandbox paths.
+    /// Without it, the built-in reference runs in process.
+    #[arg(long)]
+    pub(crate) backend: Option<String>,
+    /// Declare that the backend does not store memories in the given folder: cases needing
+    /// filesystem fixtures are skipped and effects are not checked.
+    #[arg(long)]
+    pub(crate) not_on_folder: bool,
+    /// Run only cases whose id matches (`*` wildcard); repeatable.
+    #[arg(long = "case", value_name = "PATTERN")]
+    pub(crate) cases_selected: Vec<String>,
+    /// Run only cases of this area (e.g. create, paths); repeatable.
+    #[arg(long)]
+    pub(crate) area: Vec<String>,
+    /// Run only cases checking this rule id; repeatable.
+    #[arg(long)]
+    pub(crate) rule: Vec<String>,
+    /// Run only cases of this level; repeatable.
+    #[arg(long, value_enum)]
+    pub(crate) level: Vec<LevelArg>,
+    /// Run only attack cases.
+    #[arg(long)]
+    pub(crate) hostile: bool,
+    /// Cases run in parallel [default: twice the number of CPUs].
+    #[arg(short, long)]
+    pub(crate) jobs: Option<usize>,
+    /// Per-call timeout in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    pub(crate) timeout: f64,
+    /// Seconds added to the first call of each backend process, for it to start.
+    #[arg(long, default_value_t = 30.0)]
+    pub(crate) startup_timeout: f64,
+    /// SHOULD misses (the spec's exact strings) fail instead of warning.
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub(crate) format: Format,
+    /// Write the report to this file instead of stdout (the human summary still goes to stderr).
+    #[arg(long, short)]
+    pub(crate) output: Option<PathBuf>,
+    /// Accepted deviations; any difference from the run fails it.
+    #[arg(long)]
+    pub(crate) baseline: Option<PathBuf>,
+    /// Write a baseline of this run's deviations to this file.
+    #[arg(long)]
+    pub(crate) write_baseline: Option<PathBuf>,
+    /// Show every case and every call.
+    #[arg(short, long)]
+    pub(crate) verbose: bool,
+    #[command(flatten)]
+    pub(crate) dirs: Dirs,
+}
+
+pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
+    let (spec_dir, cases_dir) = args.dirs.resolve();
+    let backend = match &args.backend {
+        None => BackendSpec::Reference,
+        Some(template) => BackendSpec::command(template, args.not_on_folder.then_some(false)),
+    };
+    let Ok(timeout) = Duration::try_from_secs_f64(args.timeout) else {
+        return fail(
+            EXIT_USAGE,
+            &"--timeout must be a positive number of seconds",
+        );
+    };
+    let Ok(startup) = Duration::try_from_secs_f64(args.startup_timeout) else {
+        return fail(
+            EXIT_USAGE,
+            &"--startup-timeout must be a number of seconds, 0 or more",
+        );
+    };
+    let defaults = RunOptions::default();
+    let config = CheckConfig {
+        spec_dir,
+        cases_dir,
+        backend,
+        selection: Selection {
+            ids: args.cases_selected.clone(),
+            areas: args.area.clone(),
+            rules: args.rule.clone(),
+            levels: args
+                .level
+                .iter()
+                .map(|l| match l {
+                    LevelArg::Must => Level::Must,
+                    LevelArg::Should => Level::Should,
+                    LevelArg::Info => Level::Info,
+                })
+                .collect(),
+            hostile_only: args.hostile,
+        },
+        options: RunOptions {
+            jobs: args.jobs.unwrap_or(defaults.jobs).max(1),
+            timeout,
+            startup,
+            strict: args.strict,
+        },
+        baseline: args.baseline.clone(),
+    };
+    let loaded = match check::load(&config.spec_dir, &config.cases_dir) {
+        Ok(loaded) => loaded,
+        Err(e) => return fail(EXIT_USAGE, &e),
+    };
+    let bar = ProgressBar::hidden();
+    let on_start = |n: usize| {
+        if io::stderr().is_terminal() {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            bar.set_length(n as u64);
+            bar.set_style(
+                ProgressStyle::with_template("{bar:40} {pos}/{len} cases {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+        }
+    };
+    let progress = |result: &memspec::suite::grade::CaseResult| {
+        bar.inc(1);
+        bar.set_message(result.id.clone());
+    };
+    let report = match check::check(&config, &loaded, repro_args(args), &on_start, &progress) {
+        Ok(report) => report,
+        Err(
+            e @ (CheckError::EmptySelection { .. }
+            | CheckError::Baseline(_)
+            | CheckError::Spec(_)
+            | CheckError::Suite(_)),
+        ) => {
+            bar.finish_and_clear();
+            return fail(EXIT_USAGE, &e);
+        }
+    };
+    bar.finish_and_clear();
+    let text = match args.format {
+        Format::Human => human::render(
+            &report,
+            &loaded.spec,
+            human::Detail {
+                verbose: args.verbose,
+            },
+        ),
+        Format::Json => report::formats::json(&report),
+        Format::Junit => report::formats::junit(&report),
+        Format::Tap => report::formats::tap(&report),
+        Format::Markdown => report::formats::markdown(&report),
+    };
+    let written = match &args.output {
+        Some(path) => std::fs::write(path, &text).map(|()| {
+            // Keep the human summary on the terminal when the report goes to a file.
+            let summary = human::render(&report, &loaded.spec, human::Detail::default());
+            eprint!("{summary}");
+        }),
+        None => io::stdout().lock().write_all(text.as_bytes()),
+    };
+    if let Err(e) = written {
+        return fail(EXIT_INTERNAL, &format!("cannot write the report: {e}"));
+    }
+    if let Some(path) = &args.write_baseline {
+        let baseline =
+            memspec::suite::baseline::Baseline::from_results(&report.backend, &report.results);
+        if let Err(e) = baseline.write(path) {
+            return fail(EXIT_INTERNAL, &e);
+        }
+        eprintln!(
+            "memspec: wrote {} accepted deviation(s) to {}",
+            baseline.accepted.len(),
+            path.display()
+        );
+    }
+    match report.verdict() {
+        Verdict::Conformant => ExitCode::SUCCESS,
+        Verdict::NotConformant => ExitCode::from(EXIT_NOT_CONFORMANT),
+        Verdict::BackendBroke => ExitCode::from(EXIT_BACKEND_BROKE),
+    }
+}
+
+pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
+    let (spec_dir, cases_dir) = args.dirs.resolve();
+    let loaded = match check::load(&spec_dir, &cases_dir) {
+        Ok(loaded) => loaded,
+        Err(e) => return fail(EXIT_USAGE, &e),
+    };
+    let Ok(timeout) = Duration::try_from_secs_f64(args.timeout) else {
+        return fail(
+            EXIT_USAGE,
+            &"--timeout must be a positive number of seconds",
+        );
+    };
+    let mut named = vec![("reference".to_string(), BackendSpec::Reference)];
+    for arg in &args.backends {
+        let Some((name, command)) = arg
+            .split_once('=')
+            .filter(|(n, _)| !n.is_empty() && !n.contains(' '))
+        else {
+            return fail(
+                EXIT_USAGE,
+                &format!("--backend {arg:?}: write NAME=COMMAND"),
+            );
+        };
+        named.push((name.to_string(), BackendSpec::command(command, None)));
+    }
+    let mut columns = Vec::new();
+    for (name, backend) in named {
+        eprintln!("memspec: running the suite against {name}");
+        let config = CheckConfig {
+            spec_dir: spec_dir.clone(),
+            cases_dir: cases_dir.clone(),
+            backend,
+            selection: Selection {
+                ids: args.cases_selected.clone(),
+                areas: args.area.clone(),
+                ..Selection::default()
+            },
+            options: RunOptions {
+                jobs: args.jobs.unwrap_or(RunOptions::default().jobs).max(1),
+                timeout,
+                startup: RunOptions::default().startup,
+                strict: false,
+            },
+            baseline: None,
+        };
+        match check::check(&config, &loaded, Vec::new(), &|_| {}, &|_| {}) {
+            Ok(report) => columns.push(report::matrix::Column {
+                name,
+                results: report.results,
+            }),
+            Err(e) => return fail(EXIT_USAGE, &e),
+        }
+    }
+    let matrix = report::matrix::Matrix::build(&columns);
+    let text = match args.format {
+        MatrixFormat::Markdown => matrix.markdown(),
+        MatrixFormat::Json => matrix.json(),
+    };
+    let written = match &args.output {
+        Some(path) => std::fs::write(path, text),
+        None => io::stdout().lock().write_all(text.as_bytes()),
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(EXIT_INTERNAL, &format!("cannot write the matrix: {e}")),
+    }
+}
+
+/// The arguments that select the same backend and suite again, for the rerun command.
+pub(crate) fn repro_args(args: &CheckArgs) -> Vec<String> {
+    let mut repro = Vec::new();
+    if let Some(backend) = &args.backend {
+        repro.extend(["--backend".to_string(), backend.clone()]);
+    }
+    if args.not_on_folder {
+        repro.push("--not-on-folder".to_string());
+    }
+    for (flag, dir) in [("--cases", &args.dirs.cases), ("--spec", &args.dirs.spec)] {
+        if let Some(dir) = dir {
+            repro.extend([flag.to_string(), dir.display().to_string()]);
+        }
+    }
+    repro
+}
+
+pub(crate) fn cases(action: &CasesAction, dirs: &Dirs) -> ExitCode {
+    let (spec_dir, cases_dir) = dirs.resolve();
+    let spec = match memspec::spec::Spec::load(&spec_dir) {
+        Ok(spec) => spec,
+        Err(e) => return fail(EXIT_USAGE, &e),
+    };
+    let (suite, problems) = match memspec::suite::load::lint(&cases_dir, &spec) {
+        Ok(linted) => linted,
+        Err(e) => return fail(EXIT_USAGE, &e),
+    };
+    let mut out = io::stdout().lock();
+    match action {
+        CasesAction::Lint => {
+            for problem in &problems {
+                let _ = writeln!(out, "{problem}");
+            }
+            let hostile = suite.cases.iter().filter(|c| c.case.hostile).count();
+            let _ = writeln!(
+                out,
+                "{} cases ({hostile} hostile), {} problem(s)",
+                suite.cases.len(),
+                problems.len()
+            );
+            if problems.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(EXIT_USAGE)
+            }
+        }
+        CasesAction::List => {
+            for c in &suite.cases {
+                let _ = writeln!(
+                    out,
+                    "{:<50} {:<6} {:<12} {}",
+                    c.case.id,
+                    c.level.as_str(),
+                    c.area,
+                    c.case.title
+                );
+            }
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+pub(crate) fn coverage(dirs: &Dirs) -> ExitCode {
+    let (spec_dir, cases_dir) = dirs.resolve();
+    let loaded = match check::load(&spec_dir, &cases_dir) {
+        Ok(loaded) => loaded,
+        Err(e) => return fail(EXIT_USAGE, &e),
+    };
+    let rows = memspec::suite::coverage::coverage(&loaded.spec, &loaded.suite);
+    print!("{}", memspec::suite::coverage::render(&rows));
+    if rows.iter().any(|r| r.cases.is_empty()) {
+        ExitCode::from(EXIT_NOT_CONFORMANT)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

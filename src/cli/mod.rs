@@ -1,0 +1,142 @@
+//! The command line: arguments (clap), one module per family of commands, printing, and the
+//! mapping of outcomes to exit codes. The library does the work and never prints; this is the
+//! only place that talks to the terminal.
+//!
+//! Exit codes (documented in the README):
+//!
+//! - 0: success; the backend is conformant
+//! - 1: not conformant (a MUST case failed, a SHOULD one with `--strict`, or the baseline does
+//!   not match the run); for `call`, the tool result was an error
+//! - 2: usage error: bad arguments, invalid case/spec/baseline files, an empty selection
+//! - 3: the backend broke: it crashed, hung or spoke garbage in at least one case
+//! - 4: internal error of the harness (for example it could not write a file)
+
+mod check;
+mod reference;
+mod replay;
+
+use std::io;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use check::{CasesAction, CheckArgs, MatrixArgs, SpecAction, cases, coverage, matrix, run_check};
+use reference::call;
+use replay::{RecordArgs, ReplayArgs, record, replay};
+
+pub(crate) const EXIT_NOT_CONFORMANT: u8 = 1;
+
+pub(crate) const EXIT_USAGE: u8 = 2;
+
+pub(crate) const EXIT_BACKEND_BROKE: u8 = 3;
+
+pub(crate) const EXIT_INTERNAL: u8 = 4;
+
+/// Conformance harness for backends of Claude's memory tool (memory_20250818).
+#[derive(Debug, Parser)]
+#[command(name = "memspec", version, about)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Run the conformance suite against a backend (default: the built-in reference).
+    Check(CheckArgs),
+    /// Serve the reference backend over protocol v1 (JSON Lines on stdin/stdout).
+    Serve {
+        /// Folder that /memories maps to (created if missing).
+        memories: PathBuf,
+    },
+    /// Run one tool input against the reference backend and print the result.
+    Call {
+        /// The tool input as JSON, e.g. '{"command":"view","path":"/memories"}'.
+        input: String,
+        /// Folder that /memories maps to (created if missing).
+        #[arg(long, default_value = "memories")]
+        memories: PathBuf,
+        /// Print the result as a protocol reply object instead of its text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Work with the case files.
+    Cases {
+        #[command(subcommand)]
+        action: CasesAction,
+        #[command(flatten)]
+        dirs: Dirs,
+    },
+    /// Run the suite against several backends and show the cases by backends, with the steps
+    /// on which they disagree (the reference is always the first column).
+    Matrix(MatrixArgs),
+    /// Work with the spec's rules.
+    Spec {
+        #[command(subcommand)]
+        action: SpecAction,
+        #[command(flatten)]
+        dirs: Dirs,
+    },
+    /// Replay a transcript's memory calls against a backend and the reference: a TUI, or a
+    /// report with --report (exit 0 same or dialect, 1 MUST/SHOULD differences, 2 unreadable
+    /// transcript, 3 backend broke).
+    Replay(ReplayArgs),
+    /// Record a backend's answers to a transcript's memory calls as a golden session (JSON
+    /// Lines), for `memspec replay GOLDEN --check`.
+    Record(RecordArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct Dirs {
+    /// Folder of case files [default: ./cases, else the source tree's]
+    #[arg(long, global = true)]
+    pub(crate) cases: Option<PathBuf>,
+    /// Folder of spec files [default: ./spec, else the source tree's]
+    #[arg(long, global = true)]
+    pub(crate) spec: Option<PathBuf>,
+}
+
+impl Dirs {
+    fn resolve(&self) -> (PathBuf, PathBuf) {
+        let root = memspec::spec::default_root();
+        (
+            self.spec.clone().unwrap_or_else(|| root.join("spec")),
+            self.cases.clone().unwrap_or_else(|| root.join("cases")),
+        )
+    }
+}
+
+pub(crate) fn fail(code: u8, error: &dyn std::fmt::Display) -> ExitCode {
+    eprintln!("memspec: {error}");
+    ExitCode::from(code)
+}
+
+/// Parses the command line and runs the command; the exit code follows the table above.
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Check(args) => run_check(&args),
+        Command::Serve { memories } => {
+            let stdin = io::stdin().lock();
+            let stdout = io::BufWriter::new(io::stdout().lock());
+            match memspec::serve::serve(&memories, stdin, stdout) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => fail(EXIT_INTERNAL, &e),
+            }
+        }
+        Command::Call {
+            input,
+            memories,
+            json,
+        } => call(&input, &memories, json),
+        Command::Cases { action, dirs } => cases(&action, &dirs),
+        Command::Matrix(args) => matrix(&args),
+        Command::Spec {
+            action: SpecAction::Coverage,
+            dirs,
+        } => coverage(&dirs),
+        Command::Replay(args) => replay(&args),
+        Command::Record(args) => record(&args),
+    }
+}

@@ -1,0 +1,217 @@
+//! `replay` and `record`: transcripts and golden sessions from the command line.
+
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::ValueEnum;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::{EXIT_BACKEND_BROKE, EXIT_INTERNAL, EXIT_NOT_CONFORMANT, EXIT_USAGE, fail};
+use memspec::backend::BackendSpec;
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub(crate) enum ReplayFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub(crate) enum TranscriptFormatArg {
+    Request,
+    Messages,
+    Jsonl,
+    Exchanges,
+    Session,
+    Inputs,
+}
+
+impl TranscriptFormatArg {
+    fn format(self) -> memspec::transcript::Format {
+        use memspec::transcript::Format;
+        match self {
+            TranscriptFormatArg::Request => Format::Request,
+            TranscriptFormatArg::Messages => Format::Messages,
+            TranscriptFormatArg::Jsonl => Format::Jsonl,
+            TranscriptFormatArg::Exchanges => Format::Exchanges,
+            TranscriptFormatArg::Session => Format::Session,
+            TranscriptFormatArg::Inputs => Format::Inputs,
+        }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct ReplayArgs {
+    /// The transcript: a Messages API request body, a messages array, JSON Lines of messages,
+    /// a request/response log, a memspec session (golden file) or JSON Lines of tool inputs.
+    pub(crate) transcript: PathBuf,
+    /// Backend command speaking protocol v1; `{memories}` and `{base}` become the sandbox
+    /// paths. Without it, the built-in reference runs in process.
+    #[arg(long)]
+    pub(crate) backend: Option<String>,
+    /// Folder whose contents both memory folders start with (copied, never changed).
+    #[arg(long)]
+    pub(crate) seed: Option<PathBuf>,
+    /// Print the verdicts and diffs instead of opening the TUI (for CI).
+    #[arg(long)]
+    pub(crate) report: bool,
+    /// Report format, with --report or --check.
+    #[arg(long, value_enum, default_value_t = ReplayFormat::Text)]
+    pub(crate) format: ReplayFormat,
+    /// Read the transcript as this format instead of detecting it.
+    #[arg(long, value_enum)]
+    pub(crate) transcript_format: Option<TranscriptFormatArg>,
+    /// Snapshot regression: exit 1 on any change from the recorded results (implies --report).
+    #[arg(long)]
+    pub(crate) check: bool,
+    /// Do not capture the mouse in the TUI (keeps the terminal's own text selection).
+    #[arg(long)]
+    pub(crate) no_mouse: bool,
+    /// Per-call timeout in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    pub(crate) timeout: f64,
+    /// In the report, show every step.
+    #[arg(short, long)]
+    pub(crate) verbose: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct RecordArgs {
+    /// The calls to record: any transcript `memspec replay` reads, or JSON Lines of tool inputs.
+    pub(crate) inputs: PathBuf,
+    /// The golden session file to write (atomically).
+    #[arg(long, short)]
+    pub(crate) output: PathBuf,
+    /// Backend command speaking protocol v1 [default: the built-in reference].
+    #[arg(long)]
+    pub(crate) backend: Option<String>,
+    /// Folder whose contents the memory folder starts with (copied).
+    #[arg(long)]
+    pub(crate) seed: Option<PathBuf>,
+    /// Read the inputs as this format instead of detecting it.
+    #[arg(long, value_enum)]
+    pub(crate) transcript_format: Option<TranscriptFormatArg>,
+    /// Per-call timeout in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    pub(crate) timeout: f64,
+}
+
+pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
+    use memspec::replay::{self, Conclusion, ReplayOptions, report};
+    let interactive = !args.report && !args.check;
+    if interactive && !io::stdout().is_terminal() {
+        return fail(EXIT_USAGE, &memspec::tui::TuiError::NotATerminal);
+    }
+    let Ok(timeout) = Duration::try_from_secs_f64(args.timeout) else {
+        return fail(
+            EXIT_USAGE,
+            &"--timeout must be a positive number of seconds",
+        );
+    };
+    let format = args.transcript_format.map(TranscriptFormatArg::format);
+    let transcript = match memspec::transcript::read(&args.transcript, format) {
+        Ok(transcript) => transcript,
+        Err(e) => return fail(EXIT_USAGE, &e),
+    };
+    // Rule sentences are a help, not a need: a replay runs without spec/.
+    let spec = memspec::spec::Spec::load(&memspec::spec::default_root().join("spec")).ok();
+    let options = ReplayOptions {
+        backend: args
+            .backend
+            .as_deref()
+            .map_or(BackendSpec::Reference, |b| BackendSpec::command(b, None)),
+        seed: args.seed.clone(),
+        timeout,
+        check: args.check,
+    };
+    let bar = progress_bar();
+    let replayed = replay::replay(transcript, &options, spec.as_ref(), &mut |done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    });
+    bar.finish_and_clear();
+    let replayed = match replayed {
+        Ok(replayed) => replayed,
+        Err(e) if e.is_usage() => return fail(EXIT_USAGE, &e),
+        Err(e) => return fail(EXIT_INTERNAL, &e),
+    };
+    if interactive {
+        let options = memspec::tui::Options {
+            mouse: !args.no_mouse,
+        };
+        return match memspec::tui::run(replayed, spec, options) {
+            Ok(ended) => {
+                if let Some(summary) = ended.summary() {
+                    eprintln!("memspec: {summary}");
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(EXIT_INTERNAL, &e),
+        };
+    }
+    let text = match args.format {
+        ReplayFormat::Text => report::text(
+            &replayed,
+            spec.as_ref(),
+            report::Detail {
+                verbose: args.verbose,
+            },
+        ),
+        ReplayFormat::Json => report::json(&replayed),
+    };
+    if let Err(e) = io::stdout().lock().write_all(text.as_bytes()) {
+        return fail(EXIT_INTERNAL, &format!("cannot write the report: {e}"));
+    }
+    match replayed.conclusion() {
+        Conclusion::Same => ExitCode::SUCCESS,
+        Conclusion::Differs => ExitCode::from(EXIT_NOT_CONFORMANT),
+        Conclusion::BackendBroke => ExitCode::from(EXIT_BACKEND_BROKE),
+    }
+}
+
+pub(crate) fn record(args: &RecordArgs) -> ExitCode {
+    use memspec::replay::record::{self, RecordError};
+    let Ok(timeout) = Duration::try_from_secs_f64(args.timeout) else {
+        return fail(
+            EXIT_USAGE,
+            &"--timeout must be a positive number of seconds",
+        );
+    };
+    let format = args.transcript_format.map(TranscriptFormatArg::format);
+    let transcript = match memspec::transcript::read(&args.inputs, format) {
+        Ok(transcript) => transcript,
+        Err(e) => return fail(EXIT_USAGE, &e),
+    };
+    let backend = args
+        .backend
+        .as_deref()
+        .map_or(BackendSpec::Reference, |b| BackendSpec::command(b, None));
+    let session = match record::record(&transcript, &backend, args.seed.as_deref(), timeout) {
+        Ok(session) => session,
+        Err(e @ RecordError::Broke { .. }) => return fail(EXIT_BACKEND_BROKE, &e),
+        Err(e @ RecordError::Seed { .. }) => return fail(EXIT_USAGE, &e),
+        Err(e @ RecordError::Scratch(_)) => return fail(EXIT_INTERNAL, &e),
+    };
+    if let Err(e) = memspec::transcript::session::write(&args.output, &session) {
+        return fail(EXIT_INTERNAL, &e);
+    }
+    eprintln!(
+        "memspec: recorded {} call(s) from {} to {}",
+        session.steps.len(),
+        session.header.backend,
+        args.output.display()
+    );
+    ExitCode::SUCCESS
+}
+
+/// A progress bar on stderr when it is a terminal, hidden otherwise.
+pub(crate) fn progress_bar() -> ProgressBar {
+    if !io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    ProgressBar::new(0).with_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} calls")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    )
+}
