@@ -65,98 +65,17 @@ fn push_visible(out: &mut String, c: char) {
     }
 }
 
-/// A line diff of `expected` against `actual`, with word-level emphasis inside changed lines.
+/// A line diff of `expected` against `actual`, with word-level emphasis inside changed lines,
+/// drawn with [`Glyphs::PLAIN`].
 pub fn diff(expected: &str, actual: &str) -> Vec<DiffLine> {
-    let diff = TextDiff::configure().diff_lines(expected, actual);
-    let mut lines = Vec::new();
-    for op in diff.ops() {
-        for change in diff.iter_inline_changes(op) {
-            let tag = match change.tag() {
-                ChangeTag::Equal => LineTag::Same,
-                ChangeTag::Delete => LineTag::Expected,
-                ChangeTag::Insert => LineTag::Actual,
-            };
-            let mut spans = Vec::new();
-            let pieces: Vec<(bool, String)> = change
-                .iter_strings_lossy()
-                .map(|(emphasized, text)| (emphasized, text.into_owned()))
-                .collect();
-            let ends_with_newline = pieces.last().is_some_and(|(_, t)| t.ends_with('\n'));
-            let total = pieces.len();
-            for (i, (emphasized, text)) in pieces.iter().enumerate() {
-                let last = i + 1 == total;
-                let text = if last {
-                    text.strip_suffix('\n').unwrap_or(text)
-                } else {
-                    text.as_str()
-                };
-                let shown = if last {
-                    visible(text)
-                } else {
-                    visible_inner(text)
-                };
-                if !shown.is_empty() {
-                    spans.push(Span {
-                        text: shown,
-                        emphasized: *emphasized && tag != LineTag::Same,
-                    });
-                }
-            }
-            lines.push(DiffLine { tag, spans });
-            // Only worth a line when the two texts disagree about the final newline.
-            let newline_differs = expected.ends_with('\n') != actual.ends_with('\n');
-            if newline_differs
-                && !ends_with_newline
-                && change.missing_newline()
-                && tag != LineTag::Same
-            {
-                lines.push(DiffLine {
-                    tag,
-                    spans: vec![Span {
-                        text: "⏎̸ no newline at end".to_string(),
-                        emphasized: true,
-                    }],
-                });
-            }
-        }
-    }
-    lines
+    diff_with(expected, actual, Glyphs::PLAIN)
 }
 
-/// Like [`visible`], but trailing spaces inside a line are not trailing.
-fn visible_inner(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        push_visible(&mut out, c);
-    }
-    out
-}
-
-/// A plain-text unified rendering: `-` expected, `+` actual, two spaces for both; changed words
-/// wrapped in `[-…-]` / `{+…+}` as `git diff --word-diff` does.
+/// A plain-text unified rendering for logs and reports: `-` expected, `+` actual, two spaces for
+/// both; changed words wrapped in `[-…-]` / `{+…+}` as `git diff --word-diff` does. A lone `→`
+/// stands for a tab, since the tab stops of a CI log are unknown.
 pub fn render_unified(expected: &str, actual: &str) -> String {
-    let mut out = String::new();
-    for line in diff(expected, actual) {
-        let (sign, open, close) = match line.tag {
-            LineTag::Same => (' ', "", ""),
-            LineTag::Expected => ('-', "[-", "-]"),
-            LineTag::Actual => ('+', "{+", "+}"),
-        };
-        out.push(sign);
-        out.push(' ');
-        let partly = line.spans.iter().any(|s| !s.emphasized);
-        for span in &line.spans {
-            if span.emphasized && partly {
-                out.push_str(open);
-                out.push_str(&span.text);
-                out.push_str(close);
-            } else {
-                out.push_str(&span.text);
-            }
-        }
-        out.push('\n');
-    }
-    out
+    render_unified_with(expected, actual, Glyphs::PLAIN)
 }
 
 /// How [`diff_with`] and [`visible_with`] draw whitespace.
@@ -168,6 +87,14 @@ pub struct Glyphs {
     /// Spaces inside changed words are drawn as `·`: a changed run of spaces is otherwise
     /// invisible, and a tab against spaces would look like a tab against nothing.
     pub spaces_in_changes: bool,
+}
+
+impl Glyphs {
+    /// For text reports: a lone `→` per tab, spaces inside changed words as `·`.
+    pub const PLAIN: Glyphs = Glyphs {
+        tab_width: None,
+        spaces_in_changes: true,
+    };
 }
 
 impl Default for Glyphs {
