@@ -38,9 +38,23 @@ pub enum Seen {
 }
 
 impl Sandbox {
-    /// Makes `base/`, `base/memories/` and the canaries.
+    /// Makes `base/`, `base/memories/` and the canaries in the system's temporary folder.
     pub fn new() -> io::Result<Sandbox> {
-        let dir = tempfile::Builder::new().prefix("memspec-").tempdir()?;
+        Sandbox::with_dir(tempfile::Builder::new().prefix("memspec-").tempdir()?)
+    }
+
+    /// Like [`Sandbox::new`], on a RAM file system (`/dev/shm`) when there is a writable one:
+    /// for replays, where fsync costs milliseconds on a disk and nothing needs to survive.
+    pub fn new_in_memory() -> io::Result<Sandbox> {
+        let mut builder = tempfile::Builder::new();
+        builder.prefix("memspec-");
+        match builder.tempdir_in("/dev/shm") {
+            Ok(dir) => Sandbox::with_dir(dir),
+            Err(_) => Sandbox::with_dir(builder.tempdir()?),
+        }
+    }
+
+    fn with_dir(dir: TempDir) -> io::Result<Sandbox> {
         let base = dir.path();
         let memories = base.join("memories");
         fs::create_dir(&memories)?;
@@ -151,6 +165,28 @@ impl Sandbox {
         let mut seen = BTreeMap::new();
         walk(self.base(), self.base(), &self.memories, &mut seen);
         seen
+    }
+
+    /// What changed between two [`Sandbox::outside`] snapshots, in words; `None` when nothing.
+    pub fn describe_changes(
+        before: &BTreeMap<PathBuf, Seen>,
+        after: &BTreeMap<PathBuf, Seen>,
+    ) -> Option<String> {
+        if before == after {
+            return None;
+        }
+        let mut changes = Vec::new();
+        for (path, was) in before {
+            match after.get(path) {
+                None => changes.push(format!("{} deleted", path.display())),
+                Some(now) if now != was => changes.push(format!("{} changed", path.display())),
+                Some(_) => {}
+            }
+        }
+        for path in after.keys().filter(|p| !before.contains_key(*p)) {
+            changes.push(format!("{} created", path.display()));
+        }
+        Some(changes.join(", "))
     }
 
     /// Maps `/memories/...` to the host path inside the sandbox, refusing anything else.
