@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::backend::wire::{PROTOCOL_VERSION, Reply, Request};
+use crate::backend::wire::{PROTOCOL_VERSION, Request};
 use crate::protocol::ToolResult;
 use crate::reference::{Reference, ReferenceError};
 
@@ -32,15 +32,41 @@ pub fn serve(
         if line.trim().is_empty() {
             continue;
         }
-        let reply = answer(&reference, memories, &line);
-        serde_json::to_writer(&mut output, &reply).map_err(io::Error::from)?;
+        match answer(&reference, memories, &line) {
+            Answer::Result { id, result } => serde_json::to_writer(
+                &mut output,
+                &ResultReply {
+                    id,
+                    content: &result.text,
+                    is_error: result.is_error,
+                },
+            ),
+            Answer::Other(value) => serde_json::to_writer(&mut output, &value),
+        }
+        .map_err(io::Error::from)?;
         output.write_all(b"\n")?;
         output.flush()?;
     }
     Ok(())
 }
 
-fn answer(reference: &Reference, memories: &Path, line: &str) -> Value {
+/// What to write back for one request line.
+enum Answer {
+    /// A tool result, written without copying its text (a 999,999-line view is ~40 MB).
+    Result { id: u64, result: ToolResult },
+    /// Anything else: controls and protocol errors, small.
+    Other(Value),
+}
+
+/// A tool result reply, borrowing the text.
+#[derive(serde::Serialize)]
+struct ResultReply<'a> {
+    id: u64,
+    content: &'a str,
+    is_error: bool,
+}
+
+fn answer(reference: &Reference, memories: &Path, line: &str) -> Answer {
     let request: Request = match serde_json::from_str(line) {
         Ok(request) => request,
         Err(e) => {
@@ -48,10 +74,13 @@ fn answer(reference: &Reference, memories: &Path, line: &str) -> Value {
                 .ok()
                 .and_then(|v| v.get("id").cloned())
                 .unwrap_or(Value::Null);
-            return json!({"id": id, "content": format!("Error: malformed protocol request: {e}"), "is_error": true});
+            return Answer::Other(
+                json!({"id": id, "content": format!("Error: malformed protocol request: {e}"), "is_error": true}),
+            );
         }
     };
-    match (request.control.as_deref(), &request.input) {
+    let id = request.id;
+    Answer::Other(match (request.control.as_deref(), &request.input) {
         (Some("hello"), _) => json!({
             "id": request.id, "ok": true, "protocol": PROTOCOL_VERSION,
             "backend": concat!("memspec-reference ", env!("CARGO_PKG_VERSION")),
@@ -64,15 +93,17 @@ fn answer(reference: &Reference, memories: &Path, line: &str) -> Value {
             json!({"id": request.id, "ok": false, "error": format!("unknown control `{other}`")})
         }
         (None, Some(input)) => {
-            let result = reference.call(input);
-            serde_json::to_value(Reply::result(request.id, &result)).unwrap_or(Value::Null)
+            return Answer::Result {
+                id,
+                result: reference.call(input),
+            };
         }
         (None, None) => {
             let result =
                 ToolResult::error("Error: protocol request has neither `input` nor `control`.");
-            serde_json::to_value(Reply::result(request.id, &result)).unwrap_or(Value::Null)
+            return Answer::Result { id, result };
         }
-    }
+    })
 }
 
 /// Empties the memories folder, keeping the folder itself. Symlinks are removed, not followed.

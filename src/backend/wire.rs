@@ -7,7 +7,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::protocol::ToolResult;
 
 /// The protocol version this module speaks.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -32,34 +31,6 @@ pub struct Request {
 
 fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(deserializer).map(Some)
-}
-
-/// One line from a backend to the harness, as loosely as backends write it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Reply {
-    /// The id of the request this answers.
-    pub id: Value,
-    /// The tool result content: a string or a list of content blocks.
-    #[serde(default)]
-    pub content: Option<Value>,
-    /// Whether the result is an error; absent means false.
-    #[serde(default)]
-    pub is_error: Option<bool>,
-    /// Answer to a control request.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ok: Option<bool>,
-}
-
-impl Reply {
-    /// The reply to a tool call.
-    pub fn result(id: u64, result: &ToolResult) -> Reply {
-        Reply {
-            id: Value::from(id),
-            content: Some(Value::String(result.text.clone())),
-            is_error: Some(result.is_error),
-            ok: None,
-        }
-    }
 }
 
 /// Turns a reply's `content` into the text Claude would read: a string as is, a list of text

@@ -119,7 +119,7 @@ pub fn run() -> ExitCode {
         Command::Check(args) => run_check(&args),
         Command::Serve { memories } => {
             let stdin = io::stdin().lock();
-            let stdout = io::BufWriter::new(io::stdout().lock());
+            let stdout = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
             match memspec::serve::serve(&memories, stdin, stdout) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => fail(EXIT_INTERNAL, &e),
