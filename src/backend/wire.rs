@@ -7,7 +7,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-
 /// The protocol version this module speaks.
 pub const PROTOCOL_VERSION: u32 = 1;
 
