@@ -7,6 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use memspec::spec::Spec;
+use memspec::suite::baseline::Baseline;
+use memspec::suite::grade::CaseResult;
+use memspec::suite::load;
 use serde_json::Value;
 
 fn repo() -> PathBuf {
@@ -87,6 +91,8 @@ fn official_helpers_match_their_baselines() {
     if !installed() {
         return;
     }
+    let spec = Spec::load(&repo().join("spec")).unwrap_or_else(|e| panic!("{e}"));
+    let suite = load::load(&repo().join("cases"), &spec).unwrap_or_else(|e| panic!("{e}"));
     for (name, backend) in HELPERS {
         let output = check(backend, &baseline_path(name), &[]);
         assert_eq!(
@@ -95,6 +101,30 @@ fn official_helpers_match_their_baselines() {
             "{name}: {}",
             explain(&output)
         );
+        // Every entry is load-bearing: the same results against the baseline without any one
+        // of its entries report that case as a difference (the end-to-end run of a few such
+        // reduced baselines is in `removing_any_baseline_entry_fails_the_run`).
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
+        let results: Vec<CaseResult> = serde_json::from_value(report["report"]["results"].clone())
+            .unwrap_or_else(|e| panic!("{name}: results in the JSON report: {e}"));
+        let baseline =
+            Baseline::read(&baseline_path(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for (i, entry) in baseline.accepted.iter().enumerate() {
+            let mut reduced = baseline.clone();
+            reduced.accepted.remove(i);
+            let mut rerun = results.clone();
+            for result in &mut rerun {
+                result.baselined = None;
+            }
+            let problems = reduced.apply(&suite, &mut rerun);
+            assert!(
+                problems
+                    .iter()
+                    .any(|p| p.contains(&format!("`{}`", entry.case))),
+                "{name}: without the entry for {} the run would still pass: {problems:?}",
+                entry.case
+            );
+        }
     }
 }
 
