@@ -187,12 +187,13 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
     let bar = ProgressBar::hidden();
     let on_start = |n: usize| {
         if io::stderr().is_terminal() {
-            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-            bar.set_length(n as u64);
+            // Style first: showing the bar draws it at once.
             bar.set_style(
                 ProgressStyle::with_template("{bar:40} {pos}/{len} cases {msg}")
                     .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
+            bar.set_length(n as u64);
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
         }
     };
     let progress = |result: &memspec::suite::grade::CaseResult| {
