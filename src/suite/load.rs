@@ -191,6 +191,9 @@ fn check_case(case: &Case, area: &str, spec: &Spec) -> Vec<String> {
     if case.steps.is_empty() {
         problems.push("no steps".into());
     }
+    if case.hostile && !case.steps.iter().any(|s| s.is_error == Some(true)) {
+        problems.push("a hostile case must have a step that expects `is_error: true`".into());
+    }
     for (i, input) in case.setup.iter().enumerate() {
         if !input.is_object() {
             problems.push(format!("setup call {} is not a JSON object", i + 1));

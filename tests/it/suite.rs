@@ -102,6 +102,9 @@ fn lint_rejects_duplicate_ids_unknown_rules_and_bad_matchers() {
             r#"["create.success"]"#,
             r#"{"input": {"command": "view"}}"#,
         ),
+        format!(
+            r#"{{"id": "create.harmless-attack", "title": "t", "rules": ["create.success"], "hostile": true, "steps": [{GOOD_STEP}]}}"#
+        ),
     ]));
     let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
     let has = |needle: &str| text.iter().any(|p| p.contains(needle));
@@ -116,7 +119,11 @@ fn lint_rejects_duplicate_ids_unknown_rules_and_bad_matchers() {
         has("case `create.no-expectation`: step 1 expects nothing"),
         "{text:#?}"
     );
-    assert_eq!(problems.len(), 5, "{text:#?}");
+    assert!(
+        has("case `create.harmless-attack`: a hostile case must have a step"),
+        "{text:#?}"
+    );
+    assert_eq!(problems.len(), 6, "{text:#?}");
 }
 
 #[test]
