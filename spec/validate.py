@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Checks spec/*.json against their JSON Schemas and against each other.
+"""Checks spec/*.json and the case files against their JSON Schemas and against each other.
 
     python3 -m venv /tmp/v && /tmp/v/bin/pip install jsonschema && /tmp/v/bin/python spec/validate.py
 
-Checks: schema validity (draft 2020-12, formats on); ids unique, never reused by a retired
+Checks: schema validity (draft 2020-12, formats on), including cases/*.json and
+tests/fixtures/cases/*.json against cases.schema.json; ids unique, never reused by a retired
 entry; every rule a decision cites exists; every {placeholder} of a rule template is explained;
 and, when src/ is present, that every template appears in the reference's source text.
 """
@@ -86,7 +87,21 @@ if src.is_dir():
             for owner, part in missing:
                 print(f"  {owner}: {part!r}")
 
+# The case files: other languages read them through this schema, so it must accept exactly
+# what the Rust model does (the Rust side is checked by `memspec cases lint`).
+case_schema = load("cases.schema.json")
+Draft202012Validator.check_schema(case_schema)
+case_validator = Draft202012Validator(case_schema)
+case_files = sorted((HERE.parent / "cases").glob("*.json"))
+case_files += sorted((HERE.parent / "tests" / "fixtures" / "cases").glob("*.json"))
+n_cases = 0
+for path in case_files:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    n_cases += len(doc.get("cases", []))
+    for err in sorted(case_validator.iter_errors(doc), key=lambda e: list(e.path)):
+        errors.append(f"{path.relative_to(HERE.parent)}: {'/'.join(map(str, err.path))}: {err.message}")
+
 if errors:
     print("\n".join(errors))
     sys.exit(1)
-print(f"ok: {len(rule_ids)} rules, {len(decision_ids)} decisions")
+print(f"ok: {len(rule_ids)} rules, {len(decision_ids)} decisions, {n_cases} cases in {len(case_files)} files")
