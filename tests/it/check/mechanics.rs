@@ -290,75 +290,64 @@ fn a_baseline_accepts_a_listed_deviation() {
     assert_eq!(run.json()["report"]["baseline_problems"], json!([]));
 }
 
-#[test]
-fn a_listed_case_that_now_passes_fails_the_run() {
+/// Runs one case against `backend` with a baseline of `entries` and asserts that the run fails
+/// (exit 1) with a baseline problem containing `problem`.
+fn assert_baseline_problem(
+    backend: Option<&str>,
+    entries: &[(&str, &str, &str)],
+    case: &str,
+    problem: &str,
+) {
     let dir = tempdir();
-    let path = baseline(&dir, &[("basics.create-success", "warn", "old wording")]);
+    let path = baseline(&dir, entries);
     let run = check(
-        None,
+        backend,
         Some(&fixtures()),
-        &["basics.create-success"],
+        &[case],
         &["--baseline", path.to_str().expect("utf-8 path")],
     );
     assert_eq!(run.code, 1, "{}", run.describe());
     let problems = run.json()["report"]["baseline_problems"].to_string();
-    assert!(
-        problems.contains("`basics.create-success` now passes"),
-        "{problems}"
+    assert!(problems.contains(problem), "{problems}");
+}
+
+#[test]
+fn a_listed_case_that_now_passes_fails_the_run() {
+    assert_baseline_problem(
+        None,
+        &[("basics.create-success", "warn", "old wording")],
+        "basics.create-success",
+        "`basics.create-success` now passes",
     );
 }
 
 #[test]
 fn a_changed_outcome_fails_the_run() {
-    let dir = tempdir();
-    let path = baseline(&dir, &[("basics.create-success", "fail", "was worse")]);
-    let run = check(
+    assert_baseline_problem(
         Some("wrong_success_string"),
-        Some(&fixtures()),
-        &["basics.create-success"],
-        &["--baseline", path.to_str().expect("utf-8 path")],
-    );
-    assert_eq!(run.code, 1, "{}", run.describe());
-    let problems = run.json()["report"]["baseline_problems"].to_string();
-    assert!(
-        problems.contains("the baseline accepts `fail`, the run gave `warn`"),
-        "{problems}"
+        &[("basics.create-success", "fail", "was worse")],
+        "basics.create-success",
+        "the baseline accepts `fail`, the run gave `warn`",
     );
 }
 
 #[test]
 fn an_entry_naming_no_case_fails_the_run() {
-    let dir = tempdir();
-    let path = baseline(&dir, &[("basics.renamed-long-ago", "warn", "stale")]);
-    let run = check(
+    assert_baseline_problem(
         None,
-        Some(&fixtures()),
-        &["basics.create-success"],
-        &["--baseline", path.to_str().expect("utf-8 path")],
-    );
-    assert_eq!(run.code, 1, "{}", run.describe());
-    let problems = run.json()["report"]["baseline_problems"].to_string();
-    assert!(
-        problems.contains("`basics.renamed-long-ago` names no case"),
-        "{problems}"
+        &[("basics.renamed-long-ago", "warn", "stale")],
+        "basics.create-success",
+        "`basics.renamed-long-ago` names no case",
     );
 }
 
 #[test]
 fn an_unlisted_deviation_fails_a_run_with_a_baseline() {
-    let dir = tempdir();
-    let path = baseline(&dir, &[("basics.view-missing", "fail", "known")]);
-    let run = check(
+    assert_baseline_problem(
         Some("wrong_success_string"),
-        Some(&fixtures()),
-        &["basics.create-success"],
-        &["--baseline", path.to_str().expect("utf-8 path")],
-    );
-    assert_eq!(run.code, 1, "{}", run.describe());
-    let problems = run.json()["report"]["baseline_problems"].to_string();
-    assert!(
-        problems.contains("`basics.create-success` gave `warn`"),
-        "{problems}"
+        &[("basics.view-missing", "fail", "known")],
+        "basics.create-success",
+        "`basics.create-success` gave `warn`",
     );
 }
 
