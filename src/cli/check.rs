@@ -71,13 +71,6 @@ pub(crate) enum Format {
     Markdown,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub(crate) enum LevelArg {
-    Must,
-    Should,
-    Info,
-}
-
 #[derive(Debug, clap::Args)]
 pub(crate) struct CheckArgs {
     /// Backend command speaking protocol v1; `{memories}` and `{base}` become the sandbox paths.
@@ -99,7 +92,7 @@ pub(crate) struct CheckArgs {
     pub(crate) rule: Vec<String>,
     /// Run only cases of this level; repeatable.
     #[arg(long, value_enum)]
-    pub(crate) level: Vec<LevelArg>,
+    pub(crate) level: Vec<Level>,
     /// Run only attack cases.
     #[arg(long)]
     pub(crate) hostile: bool,
@@ -161,15 +154,7 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
             ids: args.cases_selected.clone(),
             areas: args.area.clone(),
             rules: args.rule.clone(),
-            levels: args
-                .level
-                .iter()
-                .map(|l| match l {
-                    LevelArg::Must => Level::Must,
-                    LevelArg::Should => Level::Should,
-                    LevelArg::Info => Level::Info,
-                })
-                .collect(),
+            levels: args.level.clone(),
             hostile_only: args.hostile,
         },
         options: RunOptions {

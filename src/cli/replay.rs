@@ -17,30 +17,6 @@ pub(crate) enum ReplayFormat {
     Json,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub(crate) enum TranscriptFormatArg {
-    Request,
-    Messages,
-    Jsonl,
-    Exchanges,
-    Session,
-    Inputs,
-}
-
-impl TranscriptFormatArg {
-    fn format(self) -> memspec::transcript::Format {
-        use memspec::transcript::Format;
-        match self {
-            TranscriptFormatArg::Request => Format::Request,
-            TranscriptFormatArg::Messages => Format::Messages,
-            TranscriptFormatArg::Jsonl => Format::Jsonl,
-            TranscriptFormatArg::Exchanges => Format::Exchanges,
-            TranscriptFormatArg::Session => Format::Session,
-            TranscriptFormatArg::Inputs => Format::Inputs,
-        }
-    }
-}
-
 #[derive(Debug, clap::Args)]
 pub(crate) struct ReplayArgs {
     /// The transcript: a Messages API request body, a messages array, JSON Lines of messages,
@@ -61,7 +37,7 @@ pub(crate) struct ReplayArgs {
     pub(crate) format: ReplayFormat,
     /// Read the transcript as this format instead of detecting it.
     #[arg(long, value_enum)]
-    pub(crate) transcript_format: Option<TranscriptFormatArg>,
+    pub(crate) transcript_format: Option<memspec::transcript::Format>,
     /// Snapshot regression: exit 1 on any change from the recorded results (implies --report).
     #[arg(long)]
     pub(crate) check: bool,
@@ -91,7 +67,7 @@ pub(crate) struct RecordArgs {
     pub(crate) seed: Option<PathBuf>,
     /// Read the inputs as this format instead of detecting it.
     #[arg(long, value_enum)]
-    pub(crate) transcript_format: Option<TranscriptFormatArg>,
+    pub(crate) transcript_format: Option<memspec::transcript::Format>,
     /// Per-call timeout in seconds.
     #[arg(long, default_value_t = 10.0)]
     pub(crate) timeout: f64,
@@ -109,7 +85,7 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
             &"--timeout must be a positive number of seconds",
         );
     };
-    let format = args.transcript_format.map(TranscriptFormatArg::format);
+    let format = args.transcript_format;
     let transcript = match memspec::transcript::read(&args.transcript, format) {
         Ok(transcript) => transcript,
         Err(e) => return fail(EXIT_USAGE, &e),
@@ -178,7 +154,7 @@ pub(crate) fn record(args: &RecordArgs) -> ExitCode {
             &"--timeout must be a positive number of seconds",
         );
     };
-    let format = args.transcript_format.map(TranscriptFormatArg::format);
+    let format = args.transcript_format;
     let transcript = match memspec::transcript::read(&args.inputs, format) {
         Ok(transcript) => transcript,
         Err(e) => return fail(EXIT_USAGE, &e),

@@ -53,8 +53,20 @@ pub struct Case {
     pub effects: Vec<Effect>,
 }
 
-/// Grading level of a rule or check.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+/// Grading level of a rule or check (on the command line: `must`, `should`, `info`).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+)]
 pub enum Level {
     /// What the spec leaves open and the reference decides: a miss informs.
     #[serde(rename = "INFO")]

@@ -37,8 +37,8 @@ use crate::protocol::ToolResult;
 /// The name of the memory tool in `tools` and in `tool_use` blocks.
 pub const MEMORY_TOOL: &str = "memory";
 
-/// The transcript formats memspec reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+/// The transcript formats memspec reads (also the values of `--transcript-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     /// A Messages API request body: `{"model", "tools", "messages"}`.
