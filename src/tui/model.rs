@@ -2,7 +2,7 @@
 //! reads this.
 
 use ratatui::Frame;
-use ratatui::crossterm::event::{KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
 use super::action::Action;
@@ -292,7 +292,13 @@ impl App {
     }
 
     /// Handles a key press.
-    pub fn key(&mut self, event: KeyEvent) {
+    pub fn key(&mut self, mut event: KeyEvent) {
+        // Esc followed quickly by a key reaches us as one Alt-chord (the terminal sends
+        // `ESC q` in a single read); nothing here is bound to Alt, so it is the two presses.
+        if matches!(event.code, KeyCode::Char(_)) && event.modifiers == KeyModifiers::ALT {
+            self.key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+            event.modifiers = KeyModifiers::NONE;
+        }
         let Some(key) = Key::from_event(event) else {
             return;
         };

@@ -30,10 +30,19 @@ impl Tmux {
 
     /// Waits until the screen contains `text`; the screen otherwise.
     fn wait_for(&self, text: &str) -> Result<String, String> {
+        self.wait_until(|screen| screen.contains(text))
+    }
+
+    /// Waits until the screen no longer contains `text`; the screen otherwise.
+    fn wait_gone(&self, text: &str) -> Result<String, String> {
+        self.wait_until(|screen| !screen.contains(text))
+    }
+
+    fn wait_until(&self, done: impl Fn(&str) -> bool) -> Result<String, String> {
         let started = Instant::now();
         loop {
             let screen = self.screen();
-            if screen.contains(text) {
+            if done(&screen) {
                 return Ok(screen);
             }
             if started.elapsed() > Duration::from_secs(15) {
@@ -62,11 +71,12 @@ fn a_new_user_finds_the_first_divergence_in_tmux() {
         session: format!("memspec-smoke-{}", std::process::id()),
     };
     let done = std::env::temp_dir().join(format!("{}.exit", tmux.session));
+    // Written whole, then renamed: the test never reads a file the shell has only opened.
     let command = format!(
-        "cd {} && {} replay tests/fixtures/transcripts/sdk-python-50.request.json; echo $? > {}; sleep 5",
+        "cd {} && {} replay tests/fixtures/transcripts/sdk-python-50.request.json; echo $? > {done}.tmp && mv {done}.tmp {done}; sleep 5",
         root().display(),
         bin(),
-        done.display()
+        done = done.display()
     );
     tmux.run(&[
         "new-session",
@@ -93,6 +103,8 @@ fn a_new_user_finds_the_first_divergence_in_tmux() {
     tmux.wait_for("Keys · Esc closes")
         .unwrap_or_else(|s| panic!("no help:\n{s}"));
     tmux.keys("Escape");
+    tmux.wait_gone("Keys · Esc closes")
+        .unwrap_or_else(|s| panic!("Esc did not close the help:\n{s}"));
     tmux.keys("q");
     // The terminal is restored: the shell's own output shows again.
     let started = Instant::now();

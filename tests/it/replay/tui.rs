@@ -198,3 +198,13 @@ fn ctrl_c_quits() {
     app.key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
     assert!(app.should_quit());
 }
+
+#[test]
+fn esc_then_a_key_in_one_read_is_both_presses() {
+    // A terminal sends Esc and a quick `q` as `ESC q`, which crossterm reads as Alt-q:
+    // it closes the help and then quits, as the two presses would.
+    let mut app = fifty();
+    key(&mut app, KeyCode::Char('?'));
+    app.key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::ALT));
+    assert!(app.should_quit());
+}
