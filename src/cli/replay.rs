@@ -121,7 +121,14 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
                 if let Some(summary) = ended.summary() {
                     eprintln!("memspec: {summary}");
                 }
-                ExitCode::SUCCESS
+                match ended.signal {
+                    // The shell's convention for a process a signal ended.
+                    Some(signal) => {
+                        eprintln!("memspec: stopped by signal {signal}");
+                        ExitCode::from(128 + u8::try_from(signal).unwrap_or(0))
+                    }
+                    None => ExitCode::SUCCESS,
+                }
             }
             Err(e) => fail(EXIT_INTERNAL, &e),
         };

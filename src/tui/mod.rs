@@ -36,6 +36,9 @@ pub enum TuiError {
 pub struct Ended {
     /// The review of a golden file, if one was open.
     pub review: Option<model::Review>,
+    /// The signal (SIGTERM, SIGHUP) that ended it, if one did; accepted golden changes are
+    /// then left unwritten.
+    pub signal: Option<i32>,
 }
 
 impl Ended {

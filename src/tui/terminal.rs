@@ -1,8 +1,11 @@
 //! The event loop, and a terminal that is restored however the TUI ends: normally (a guard's
-//! `Drop`), on a panic (a hook that restores before the message is printed), and on Ctrl-C
-//! (raw mode turns it into a key, which quits through the keymap like `q`).
+//! `Drop`), on a panic (a hook that restores before the message is printed), on Ctrl-C (raw
+//! mode turns it into a key, which quits through the keymap like `q`), and on SIGTERM or
+//! SIGHUP (a flag the loop checks, so the guard still runs).
 
 use std::io::{self, IsTerminal, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use ratatui::DefaultTerminal;
@@ -10,6 +13,7 @@ use ratatui::crossterm::event::{
     self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind,
 };
 use ratatui::crossterm::execute;
+use signal_hook::consts::{SIGHUP, SIGTERM};
 
 use super::model::{App, Options};
 use super::{Ended, TuiError};
@@ -22,13 +26,24 @@ pub fn run(replay: Replay, spec: Option<Spec>, options: Options) -> Result<Ended
         return Err(TuiError::NotATerminal);
     }
     let mut app = App::new(replay, spec, options);
+    let signals = [SIGTERM, SIGHUP].map(|signal| (signal, Arc::new(AtomicBool::new(false))));
+    for (signal, flag) in &signals {
+        signal_hook::flag::register(*signal, Arc::clone(flag))?;
+    }
     let mut guard = Guard::enter(options.mouse)?;
-    loop {
+    let signalled = loop {
         guard.terminal.draw(|frame| app.draw(frame))?;
-        if app.should_quit() {
-            break;
+        // A signal ends the TUI as `q` would, minus writing reviewed golden changes: whoever
+        // sent it did not ask for them to be saved.
+        let signalled = signals
+            .iter()
+            .find(|(_, flag)| flag.load(Ordering::Relaxed))
+            .map(|(signal, _)| *signal);
+        if app.should_quit() || signalled.is_some() {
+            break signalled;
         }
-        // Waiting with a timeout rather than blocking keeps a resize from going unnoticed.
+        // Waiting with a timeout rather than blocking keeps a resize or a signal from going
+        // unnoticed for long.
         if !event::poll(Duration::from_millis(250))? {
             continue;
         }
@@ -40,10 +55,11 @@ pub fn run(replay: Replay, spec: Option<Spec>, options: Options) -> Result<Ended
         if let Some(on) = app.take_mouse_change() {
             guard.set_mouse(on)?;
         }
-    }
+    };
     drop(guard);
     Ok(Ended {
         review: app.review().cloned(),
+        signal: signalled,
     })
 }
 

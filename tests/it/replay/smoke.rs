@@ -9,9 +9,55 @@ use super::{bin, root};
 
 struct Tmux {
     session: String,
+    /// Where the shell writes the replay's exit code once it ends.
+    exit_file: std::path::PathBuf,
 }
 
 impl Tmux {
+    /// A detached 80x24 session running `memspec replay` on the 50-step transcript; `None`
+    /// (with a printed reason) where tmux is not installed.
+    fn replay(name: &str) -> Option<Tmux> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            println!("skipped: tmux is not installed (apt-get install -y tmux)");
+            return None;
+        }
+        let session = format!("memspec-{name}-{}", std::process::id());
+        let exit_file = std::env::temp_dir().join(format!("{session}.exit"));
+        let _ = std::fs::remove_file(&exit_file);
+        // Written whole, then renamed: the test never reads a file the shell has only opened.
+        let command = format!(
+            "cd {} && {} replay tests/fixtures/transcripts/sdk-python-50.request.json; echo $? > {done}.tmp && mv {done}.tmp {done}; sleep 5",
+            root().display(),
+            bin(),
+            done = exit_file.display()
+        );
+        let tmux = Tmux { session, exit_file };
+        tmux.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            &tmux.session,
+            "-x",
+            "80",
+            "-y",
+            "24",
+            &command,
+        ]);
+        Some(tmux)
+    }
+
+    /// The replay's exit code, once the shell has written it.
+    fn exit_code(&self) -> String {
+        let started = Instant::now();
+        while !self.exit_file.exists() && started.elapsed() < Duration::from_secs(15) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        std::fs::read_to_string(&self.exit_file)
+            .unwrap_or_default()
+            .trim()
+            .to_string()
+    }
+
     fn run(&self, args: &[&str]) -> String {
         let output = Command::new("tmux")
             .args(args)
@@ -58,37 +104,15 @@ impl Drop for Tmux {
         let _ = Command::new("tmux")
             .args(["kill-session", "-t", &self.session])
             .output();
+        let _ = std::fs::remove_file(&self.exit_file);
     }
 }
 
 #[test]
 fn a_new_user_finds_the_first_divergence_in_tmux() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        println!("skipped: tmux is not installed (apt-get install -y tmux)");
+    let Some(tmux) = Tmux::replay("smoke") else {
         return;
-    }
-    let tmux = Tmux {
-        session: format!("memspec-smoke-{}", std::process::id()),
     };
-    let done = std::env::temp_dir().join(format!("{}.exit", tmux.session));
-    // Written whole, then renamed: the test never reads a file the shell has only opened.
-    let command = format!(
-        "cd {} && {} replay tests/fixtures/transcripts/sdk-python-50.request.json; echo $? > {done}.tmp && mv {done}.tmp {done}; sleep 5",
-        root().display(),
-        bin(),
-        done = done.display()
-    );
-    tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        &tmux.session,
-        "-x",
-        "80",
-        "-y",
-        "24",
-        &command,
-    ]);
     let screen = tmux
         .wait_for("first divergence: step 4")
         .unwrap_or_else(|s| panic!("no TUI:\n{s}"));
@@ -106,17 +130,53 @@ fn a_new_user_finds_the_first_divergence_in_tmux() {
     tmux.wait_gone("Keys · Esc closes")
         .unwrap_or_else(|s| panic!("Esc did not close the help:\n{s}"));
     tmux.keys("q");
+    assert_eq!(tmux.exit_code(), "0");
     // The terminal is restored: the shell's own output shows again.
-    let started = Instant::now();
-    while !done.exists() && started.elapsed() < Duration::from_secs(15) {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let code = std::fs::read_to_string(&done).unwrap_or_default();
-    let _ = std::fs::remove_file(&done);
-    assert_eq!(code.trim(), "0");
     let after = tmux.screen();
     assert!(
         !after.contains("memspec replay "),
         "the alternate screen was left:\n{after}"
     );
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    let Some(tmux) = Tmux::replay("sigterm") else {
+        return;
+    };
+    tmux.wait_for("first divergence: step 4")
+        .unwrap_or_else(|s| panic!("no TUI:\n{s}"));
+    let shell = tmux.run(&["display-message", "-p", "-t", &tmux.session, "#{pane_pid}"]);
+    let pid = child_named(shell.trim(), "memspec")
+        .unwrap_or_else(|| panic!("no memspec under the pane's shell {shell}"));
+    let killed = Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap_or_else(|e| panic!("kill: {e}"));
+    assert!(killed.success());
+    // 128 + 15, as a shell reports a process SIGTERM ended.
+    assert_eq!(tmux.exit_code(), "143");
+    let after = tmux
+        .wait_for("memspec: stopped by signal 15")
+        .unwrap_or_else(|s| panic!("no message after the TUI:\n{s}"));
+    assert!(
+        !after.contains("memspec replay "),
+        "the alternate screen was left:\n{after}"
+    );
+}
+
+/// The pid of a child of `parent` whose command is `name`, from `/proc`.
+fn child_named(parent: &str, name: &str) -> Option<String> {
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .find_map(|entry| {
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            // `pid (comm) state ppid ...`; comm may hold spaces, so split at the last `)`.
+            let (head, rest) = stat.rsplit_once(')')?;
+            let comm = head.split_once('(')?.1;
+            let ppid = rest.split_whitespace().nth(1)?;
+            (comm == name && ppid == parent)
+                .then(|| entry.file_name().to_string_lossy().into_owned())
+        })
 }
