@@ -4,7 +4,11 @@
 //! Each response's `tool_use` blocks are calls; a call's result is the `tool_result` with its id
 //! in the first later request (the next one, normally). Earlier requests repeat the history, so
 //! tool_use blocks inside requests are not calls of their own.
+//!
+//! A response may be streamed: the SSE text as a string, or its events as an array (see
+//! [`super::stream`]).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::Value;
@@ -12,10 +16,11 @@ use serde_json::Value;
 use super::jsonl::lines;
 use super::locate::Positions;
 use super::messages::{Pairing, tool_result};
+use super::stream;
 use super::{Context, ToolCall, TranscriptError};
 use crate::protocol::json_type;
 
-const PAIR: &str = "a request/response pair {\"request\": {\"messages\": [...]}, \"response\": {\"content\": [...]}}";
+const PAIR: &str = "a request/response pair {\"request\": {\"messages\": [...]}, \"response\": {\"content\": [...]} or a streamed response's SSE text or events}";
 
 /// One pair and where it is.
 struct Pair<'a> {
@@ -127,8 +132,12 @@ fn calls(pairs: &[Pair<'_>], ctx: &Context<'_>) -> Result<Vec<ToolCall>, Transcr
     Ok(calls)
 }
 
-/// The response's content blocks; an error response (no `content`) has none.
-fn response_blocks<'a>(pair: &Pair<'a>, ctx: &Context<'_>) -> Result<&'a [Value], TranscriptError> {
+/// The response's content blocks; an error response (no `content`) has none, and a streamed
+/// one (SSE text, or its events as an array) is put back together first.
+fn response_blocks<'a>(
+    pair: &Pair<'a>,
+    ctx: &Context<'_>,
+) -> Result<Cow<'a, [Value]>, TranscriptError> {
     let Some(response) = pair.value.get("response") else {
         return Err(ctx.shape(
             (pair.line)(""),
@@ -136,9 +145,20 @@ fn response_blocks<'a>(pair: &Pair<'a>, ctx: &Context<'_>) -> Result<&'a [Value]
             PAIR,
         ));
     };
+    match stream::content(response) {
+        Ok(Some(blocks)) => return Ok(Cow::Owned(blocks)),
+        Ok(None) => {}
+        Err(why) => {
+            return Err(ctx.shape(
+                (pair.line)("/response"),
+                format!("{}.response (streamed), {why}", pair.label),
+                PAIR,
+            ));
+        }
+    }
     match response.get("content") {
-        Some(Value::Array(blocks)) => Ok(blocks),
-        None if response.is_object() => Ok(&[]),
+        Some(Value::Array(blocks)) => Ok(Cow::Borrowed(blocks)),
+        None if response.is_object() => Ok(Cow::Borrowed(&[])),
         _ => Err(ctx.shape(
             (pair.line)("/response"),
             format!(

@@ -7,7 +7,8 @@
 //! - [`Format::Jsonl`]: JSON Lines, one message per line (API messages, or lines wrapping one in
 //!   `message` as Claude Code and `claude -p --output-format stream-json` write them).
 //! - [`Format::Exchanges`]: a log of `{"request": ..., "response": ...}` pairs, as JSON Lines or
-//!   a JSON array; tool calls come from the responses, their results from the next request.
+//!   a JSON array; tool calls come from the responses, their results from the next request. A
+//!   streamed response (its SSE text, or its events as an array) is put back together.
 //! - [`Format::Session`]: memspec's own recorded sessions (see [`session`]).
 //! - [`Format::Inputs`]: JSON Lines of bare tool inputs, one `{"command": ...}` per line.
 //!
@@ -23,6 +24,7 @@ mod locate;
 mod messages;
 mod request;
 pub mod session;
+mod stream;
 
 use std::path::Path;
 

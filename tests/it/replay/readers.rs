@@ -38,6 +38,8 @@ fn every_conversation_shape_reads_the_same_calls() {
         ("claude-code.jsonl", Format::Jsonl),
         ("exchanges.jsonl", Format::Exchanges),
         ("exchanges.json", Format::Exchanges),
+        // Streamed responses: SSE text and arrays of events, put back together.
+        ("exchanges-streamed.jsonl", Format::Exchanges),
     ] {
         assert_eq!(read(name).format, format, "{name}");
         assert_eq!(shape(name), expected, "{name}");
@@ -144,6 +146,7 @@ fn malformed_transcripts_name_file_line_and_what_was_expected() {
         "unknown.json",
         "no-memory.json",
         "exchange-no-response.jsonl",
+        "stream-bad-input.jsonl",
         "inputs-not-object.jsonl",
         "missing.json",
     ] {
