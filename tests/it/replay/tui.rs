@@ -208,3 +208,36 @@ fn esc_then_a_key_in_one_read_is_both_presses() {
     app.key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::ALT));
     assert!(app.should_quit());
 }
+
+#[test]
+fn any_terminal_size_draws_without_panicking() {
+    // Terminals get resized to anything, down to a single cell; every view must cope.
+    let sizes = [
+        (1, 1),
+        (2, 1),
+        (10, 3),
+        (20, 5),
+        (40, 10),
+        (79, 23),
+        (300, 3),
+        (3, 100),
+    ];
+    let preparations: [&dyn Fn(&mut App); 6] = [
+        &|_| {},
+        &|app| key(app, KeyCode::Char('?')),
+        &|app| key(app, KeyCode::Char('v')),
+        &|app| key(app, KeyCode::Char('2')),
+        &|app| key(app, KeyCode::Char('3')),
+        &|app| keys(app, "/view"),
+    ];
+    for size in sizes {
+        for prepare in preparations {
+            let mut app = fifty();
+            render(&mut app, size);
+            prepare(&mut app);
+            render(&mut app, size);
+            key(&mut app, KeyCode::Char('j'));
+            render(&mut app, size);
+        }
+    }
+}
