@@ -2,6 +2,11 @@
 //! `Drop`), on a panic (a hook that restores before the message is printed), on Ctrl-C (raw
 //! mode turns it into a key, which quits through the keymap like `q`), and on SIGTERM or
 //! SIGHUP (a flag the loop checks, so the guard still runs).
+//!
+//! A terminal that goes away (its window closed, `tmux kill-session`) is another matter:
+//! crossterm 0.29 then spins inside `event::poll`, re-reading a tty that answers EOF, and never
+//! returns to the loop (crossterm-rs/crossterm#793). A watch thread sees the hangup on its own
+//! and ends the process as an unhandled SIGHUP would: there is no terminal left to restore.
 
 use std::io::{self, IsTerminal, Write};
 use std::sync::Arc;
@@ -13,6 +18,7 @@ use ratatui::crossterm::event::{
     self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind,
 };
 use ratatui::crossterm::execute;
+use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use signal_hook::consts::{SIGHUP, SIGTERM};
 
 use super::model::{App, Options};
@@ -30,6 +36,7 @@ pub fn run(replay: Replay, spec: Option<Spec>, options: Options) -> Result<Ended
     for (signal, flag) in &signals {
         signal_hook::flag::register(*signal, Arc::clone(flag))?;
     }
+    let _watch = HangupWatch::start();
     let mut guard = Guard::enter(options.mouse)?;
     let signalled = loop {
         guard.terminal.draw(|frame| app.draw(frame))?;
@@ -61,6 +68,47 @@ pub fn run(replay: Replay, spec: Option<Spec>, options: Options) -> Result<Ended
         review: app.review().cloned(),
         signal: signalled,
     })
+}
+
+/// A thread that ends the process when the terminal hangs up; told to stop on drop (not joined:
+/// quitting should not wait out its poll).
+struct HangupWatch {
+    done: Arc<AtomicBool>,
+}
+
+impl HangupWatch {
+    fn start() -> HangupWatch {
+        let done = Arc::new(AtomicBool::new(false));
+        let stop = Arc::clone(&done);
+        std::thread::spawn(move || {
+            let stdout = io::stdout();
+            // Half a second between looks at `done`; a hangup wakes the poll at once.
+            let timeout = Timespec {
+                tv_sec: 0,
+                tv_nsec: 500_000_000,
+            };
+            while !stop.load(Ordering::Relaxed) {
+                // No events asked for: poll still reports a hangup, and never reads a key.
+                let mut fds = [PollFd::new(&stdout, PollFlags::empty())];
+                let gone = PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL;
+                if let Ok(1..) = poll(&mut fds, Some(&timeout))
+                    && fds[0].revents().intersects(gone)
+                {
+                    // Terminates the process with the SIGHUP status; it falls back on abort
+                    // itself, and exit is the last resort should even that return.
+                    let _ = signal_hook::low_level::emulate_default_handler(SIGHUP);
+                    std::process::exit(128 + SIGHUP);
+                }
+            }
+        });
+        HangupWatch { done }
+    }
+}
+
+impl Drop for HangupWatch {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::Relaxed);
+    }
 }
 
 /// Raw mode, the alternate screen and (optionally) mouse capture, undone on drop.

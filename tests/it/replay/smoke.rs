@@ -46,6 +46,13 @@ impl Tmux {
         Some(tmux)
     }
 
+    /// The pid of the `memspec` process the pane's shell runs.
+    fn replay_pid(&self) -> String {
+        let shell = self.run(&["display-message", "-p", "-t", &self.session, "#{pane_pid}"]);
+        child_named(shell.trim(), "memspec")
+            .unwrap_or_else(|| panic!("no memspec under the pane's shell {shell}"))
+    }
+
     /// The replay's exit code, once the shell has written it.
     fn exit_code(&self) -> String {
         let started = Instant::now();
@@ -146,9 +153,7 @@ fn sigterm_restores_the_terminal() {
     };
     tmux.wait_for("first divergence: step 4")
         .unwrap_or_else(|s| panic!("no TUI:\n{s}"));
-    let shell = tmux.run(&["display-message", "-p", "-t", &tmux.session, "#{pane_pid}"]);
-    let pid = child_named(shell.trim(), "memspec")
-        .unwrap_or_else(|| panic!("no memspec under the pane's shell {shell}"));
+    let pid = tmux.replay_pid();
     let killed = Command::new("kill")
         .args(["-TERM", &pid])
         .status()
@@ -163,6 +168,39 @@ fn sigterm_restores_the_terminal() {
         !after.contains("memspec replay "),
         "the alternate screen was left:\n{after}"
     );
+}
+
+#[test]
+fn closing_the_terminal_ends_the_replay() {
+    // crossterm spins on a tty that hung up (crossterm-rs/crossterm#793); the TUI must not
+    // outlive its terminal, whether or not a SIGHUP reaches it.
+    let Some(tmux) = Tmux::replay("hangup") else {
+        return;
+    };
+    tmux.wait_for("first divergence: step 4")
+        .unwrap_or_else(|s| panic!("no TUI:\n{s}"));
+    let pid = tmux.replay_pid();
+    tmux.run(&["kill-session", "-t", &tmux.session]);
+    let started = Instant::now();
+    while running(&pid) && started.elapsed() < Duration::from_secs(15) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let alive = running(&pid);
+    if alive {
+        let _ = Command::new("kill").args(["-KILL", &pid]).status();
+    }
+    assert!(!alive, "memspec {pid} outlived its terminal");
+}
+
+/// Whether a process exists and has not ended (a zombie waiting for a reaper has ended).
+fn running(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let (_, rest) = stat.rsplit_once(')')?;
+            rest.split_whitespace().next().map(|state| state != "Z")
+        })
+        .unwrap_or(false)
 }
 
 /// The pid of a child of `parent` whose command is `name`, from `/proc`.
