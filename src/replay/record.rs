@@ -91,6 +91,7 @@ pub fn record(
             backend: backend.label(),
             created: session::now_rfc3339(),
             seed: seed.map(|s| s.display().to_string()),
+            amended: Vec::new(),
         },
         steps,
     })

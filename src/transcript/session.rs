@@ -8,7 +8,9 @@
 //! {"step": 1, "input": {"command": "view", "path": "/memories"}, "result": {"text": "...", "is_error": false}}
 //! ```
 //!
-//! One line per call keeps diffs of a golden file reviewable in a pull request.
+//! One line per call keeps diffs of a golden file reviewable in a pull request. A review that
+//! accepts another backend's answers adds an entry to the header's `amended` list, so the file
+//! never claims all its results come from the backend that first recorded it.
 
 use std::io::Write;
 use std::path::Path;
@@ -40,6 +42,21 @@ pub struct SessionHeader {
     /// The seed folder the sandbox was filled from, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<String>,
+    /// Reviews that accepted another backend's answers into the session, oldest first: the
+    /// steps named there no longer come from `backend`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub amended: Vec<Amendment>,
+}
+
+/// One review's accepted changes: which backend's answers replaced which steps, and when.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Amendment {
+    /// The backend whose answers were accepted, as labelled on the command line.
+    pub backend: String,
+    /// When the review wrote them (RFC 3339, UTC).
+    pub at: String,
+    /// The steps that took that backend's answer (numbered as in the step lines).
+    pub steps: Vec<u64>,
 }
 
 #[derive(Serialize, Deserialize)]

@@ -13,7 +13,7 @@ use crate::replay::report::texts;
 use crate::replay::{Kind, Pair, Replay, Step};
 use crate::spec::Spec;
 use crate::suite::grade::Check;
-use crate::transcript::session::{self, Session};
+use crate::transcript::session::{self, Amendment, Session};
 use crate::transcript::{Format, ToolCall, TranscriptError};
 
 /// How the TUI starts.
@@ -695,27 +695,39 @@ impl App {
         ));
     }
 
-    /// The golden file as it would be written: accepted steps take the backend's answer.
+    /// The golden file as it would be written: accepted steps take the backend's answer, and
+    /// the header records which steps those are and whose answer they now hold.
     pub fn reviewed_session(&self) -> Option<Session> {
         let review = self.review.as_ref()?;
-        let header = self.replay.transcript.session.clone()?;
-        let steps = self
-            .replay
-            .transcript
-            .calls
-            .iter()
-            .zip(&self.replay.steps)
-            .zip(&review.decisions)
-            .filter(|((call, _), _)| call.is_memory())
-            .filter_map(|((call, step), decision)| {
-                let backend = step.backend.as_ref().and_then(|a| a.result());
-                let kept = match decision {
-                    Some(Decision::Accepted) => backend,
-                    _ => call.recorded.as_ref().or(backend),
-                };
-                kept.map(|result| (call.input.clone(), result.clone()))
-            })
-            .collect();
+        let mut header = self.replay.transcript.session.clone()?;
+        let mut steps = Vec::new();
+        let mut accepted = Vec::new();
+        let calls = self.replay.transcript.calls.iter();
+        for ((call, step), decision) in calls.zip(&self.replay.steps).zip(&review.decisions) {
+            if !call.is_memory() {
+                continue;
+            }
+            let backend = step.backend.as_ref().and_then(|a| a.result());
+            let kept = match (decision, backend) {
+                (Some(Decision::Accepted), Some(answer)) => {
+                    // Step lines are numbered by position among the written steps.
+                    accepted.push(steps.len() as u64 + 1);
+                    answer
+                }
+                _ => match call.recorded.as_ref().or(backend) {
+                    Some(result) => result,
+                    None => continue,
+                },
+            };
+            steps.push((call.input.clone(), kept.clone()));
+        }
+        if !accepted.is_empty() {
+            header.amended.push(Amendment {
+                backend: self.replay.backend.clone(),
+                at: session::now_rfc3339(),
+                steps: accepted,
+            });
+        }
         Some(Session { header, steps })
     }
 

@@ -208,6 +208,21 @@ fn review_accepts_changes_into_the_golden_file() {
         app.review().and_then(|r| r.written.clone()),
         Some(golden.display().to_string())
     );
+    // The header keeps the recording backend and says which step now holds whose answer.
+    let written = transcript::read(&golden, None).unwrap_or_else(|e| panic!("{e}"));
+    let header = written
+        .session
+        .unwrap_or_else(|| panic!("the golden file keeps its header"));
+    let original = transcript::read(&root().join(fixture("golden-tidy.jsonl")), None)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .session
+        .unwrap_or_else(|| panic!("a session header"));
+    assert_eq!(header.backend, original.backend);
+    assert_eq!(header.created, original.created);
+    assert_eq!(header.amended.len(), 1, "{header:?}");
+    assert_eq!(header.amended[0].backend, "reference (in process)");
+    assert_eq!(header.amended[0].steps, [4]);
+    assert!(header.amended[0].at.ends_with('Z'), "{header:?}");
     // Now the golden file holds the reference's answer: nothing changed any more.
     let again = open();
     assert!(
