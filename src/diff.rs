@@ -5,7 +5,7 @@
 //! `→` for a tab, `·` for a trailing space, `␍` for a carriage return, and a closing `⏎̸` line
 //! when the text does not end with a newline where the other one does.
 
-use similar::{ChangeTag, TextDiff};
+use similar::{ChangeTag, DiffOp, TextDiff};
 
 /// Kind of a diff line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,66 +123,77 @@ pub fn diff_with(expected: &str, actual: &str, glyphs: Glyphs) -> Vec<DiffLine> 
         .timeout(std::time::Duration::from_millis(500))
         .diff_lines(expected, actual);
     let newline_differs = expected.ends_with('\n') != actual.ends_with('\n');
+    diff.ops()
+        .iter()
+        .flat_map(|op| op_lines(&diff, op, glyphs, newline_differs))
+        .collect()
+}
+
+/// The lines of one diff operation, whitespace drawn as `glyphs` says.
+fn op_lines(
+    diff: &TextDiff<'_, '_, str>,
+    op: &DiffOp,
+    glyphs: Glyphs,
+    newline_differs: bool,
+) -> Vec<DiffLine> {
     let mut lines = Vec::new();
-    for op in diff.ops() {
-        // (line, raw content, whether it ends with a newline), for the newline marks below.
-        let mut group: Vec<(DiffLine, String, bool)> = Vec::new();
-        for change in diff.iter_inline_changes(op) {
-            let tag = match change.tag() {
-                ChangeTag::Equal => LineTag::Same,
-                ChangeTag::Delete => LineTag::Expected,
-                ChangeTag::Insert => LineTag::Actual,
-            };
-            let mut pieces: Vec<(bool, String)> = change
-                .iter_strings_lossy()
-                .map(|(emphasized, text)| (emphasized && tag != LineTag::Same, text.into_owned()))
-                .collect();
-            let mut terminated = false;
-            if let Some((_, last)) = pieces.last_mut()
-                && last.ends_with('\n')
-            {
-                last.pop();
-                terminated = true;
-            }
-            let raw: String = pieces.iter().map(|(_, t)| t.as_str()).collect();
-            let trailing = raw.len() - raw.trim_end_matches(' ').len();
-            let mut painter = Painter::new(raw.len() - trailing, glyphs);
-            let spans: Vec<Span> = pieces
-                .iter()
-                .map(|(emphasized, text)| Span {
-                    text: painter.paint(text, *emphasized),
-                    emphasized: *emphasized,
-                })
-                .filter(|span| !span.text.is_empty())
-                .collect();
-            group.push((DiffLine { tag, spans }, raw, terminated));
-        }
-        // A changed line that lacks the newline ending its counterpart gets the mark, so that
-        // two lines that look identical are seen to differ; so does a final line when only
-        // one text ends with a newline.
-        let marked: Vec<bool> = group
-            .iter()
-            .map(|(line, raw, terminated)| {
-                line.tag != LineTag::Same
-                    && !terminated
-                    && (newline_differs
-                        || group.iter().any(|(other, other_raw, other_terminated)| {
-                            other.tag != line.tag
-                                && other.tag != LineTag::Same
-                                && *other_terminated
-                                && other_raw == raw
-                        }))
-            })
+    // (line, raw content, whether it ends with a newline), for the newline marks below.
+    let mut group: Vec<(DiffLine, String, bool)> = Vec::new();
+    for change in diff.iter_inline_changes(op) {
+        let tag = match change.tag() {
+            ChangeTag::Equal => LineTag::Same,
+            ChangeTag::Delete => LineTag::Expected,
+            ChangeTag::Insert => LineTag::Actual,
+        };
+        let mut pieces: Vec<(bool, String)> = change
+            .iter_strings_lossy()
+            .map(|(emphasized, text)| (emphasized && tag != LineTag::Same, text.into_owned()))
             .collect();
-        for ((mut line, _, _), mark) in group.into_iter().zip(marked) {
-            if mark {
-                line.spans.push(Span {
-                    text: format!(" {NO_FINAL_NEWLINE}"),
-                    emphasized: true,
-                });
-            }
-            lines.push(line);
+        let mut terminated = false;
+        if let Some((_, last)) = pieces.last_mut()
+            && last.ends_with('\n')
+        {
+            last.pop();
+            terminated = true;
         }
+        let raw: String = pieces.iter().map(|(_, t)| t.as_str()).collect();
+        let trailing = raw.len() - raw.trim_end_matches(' ').len();
+        let mut painter = Painter::new(raw.len() - trailing, glyphs);
+        let spans: Vec<Span> = pieces
+            .iter()
+            .map(|(emphasized, text)| Span {
+                text: painter.paint(text, *emphasized),
+                emphasized: *emphasized,
+            })
+            .filter(|span| !span.text.is_empty())
+            .collect();
+        group.push((DiffLine { tag, spans }, raw, terminated));
+    }
+    // A changed line that lacks the newline ending its counterpart gets the mark, so that
+    // two lines that look identical are seen to differ; so does a final line when only
+    // one text ends with a newline.
+    let marked: Vec<bool> = group
+        .iter()
+        .map(|(line, raw, terminated)| {
+            line.tag != LineTag::Same
+                && !terminated
+                && (newline_differs
+                    || group.iter().any(|(other, other_raw, other_terminated)| {
+                        other.tag != line.tag
+                            && other.tag != LineTag::Same
+                            && *other_terminated
+                            && other_raw == raw
+                    }))
+        })
+        .collect();
+    for ((mut line, _, _), mark) in group.into_iter().zip(marked) {
+        if mark {
+            line.spans.push(Span {
+                text: format!(" {NO_FINAL_NEWLINE}"),
+                emphasized: true,
+            });
+        }
+        lines.push(line);
     }
     lines
 }
@@ -237,24 +248,206 @@ impl Painter {
 pub fn render_unified_with(expected: &str, actual: &str, glyphs: Glyphs) -> String {
     let mut out = String::new();
     for line in diff_with(expected, actual, glyphs) {
-        let (sign, open, close) = match line.tag {
-            LineTag::Same => (' ', "", ""),
-            LineTag::Expected => ('-', "[-", "-]"),
-            LineTag::Actual => ('+', "{+", "+}"),
-        };
-        out.push(sign);
-        out.push(' ');
-        let partly = line.spans.iter().any(|s| !s.emphasized);
-        for span in &line.spans {
-            if span.emphasized && partly {
-                out.push_str(open);
-                out.push_str(&span.text);
-                out.push_str(close);
-            } else {
-                out.push_str(&span.text);
+        push_unified(&mut out, &line);
+    }
+    out
+}
+
+/// One unified line: sign, then the runs with changed words in `[-…-]` / `{+…+}`.
+fn push_unified(out: &mut String, line: &DiffLine) {
+    let (sign, open, close) = match line.tag {
+        LineTag::Same => (' ', "", ""),
+        LineTag::Expected => ('-', "[-", "-]"),
+        LineTag::Actual => ('+', "{+", "+}"),
+    };
+    out.push(sign);
+    out.push(' ');
+    let partly = line.spans.iter().any(|s| !s.emphasized);
+    for span in &line.spans {
+        if span.emphasized && partly {
+            out.push_str(open);
+            out.push_str(&span.text);
+            out.push_str(close);
+        } else {
+            out.push_str(&span.text);
+        }
+    }
+    out.push('\n');
+}
+
+/// Unchanged lines kept around each change in a [`condensed`] diff.
+pub const CONTEXT_LINES: usize = 3;
+
+/// How many diff lines a report shows per finding unless asked for everything.
+pub const REPORT_DIFF_LINES: usize = 40;
+
+/// One line of a [`condensed`] diff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Condensed {
+    /// A diff line.
+    Line(DiffLine),
+    /// A run of this many unchanged lines, left out.
+    Unchanged(usize),
+}
+
+/// A diff with long unchanged runs collapsed and, optionally, a cap on its length.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CondensedDiff {
+    /// What to show, in order.
+    pub lines: Vec<Condensed>,
+    /// Diff lines (changes and their context) left out by the cap.
+    pub omitted: usize,
+}
+
+/// Like [`diff_with`], but unchanged runs longer than twice [`CONTEXT_LINES`] collapse into
+/// [`Condensed::Unchanged`], and at most `max_lines` diff lines are drawn (the rest counted in
+/// `omitted`). Lines past the cap are never drawn, so a diff of a million-line text costs the
+/// line diff alone.
+pub fn condensed(
+    expected: &str,
+    actual: &str,
+    glyphs: Glyphs,
+    max_lines: Option<usize>,
+) -> CondensedDiff {
+    let diff = TextDiff::configure()
+        .timeout(std::time::Duration::from_millis(500))
+        .diff_lines(expected, actual);
+    let newline_differs = expected.ends_with('\n') != actual.ends_with('\n');
+    let mut budget = max_lines.unwrap_or(usize::MAX);
+    let mut lines = Vec::new();
+    let mut omitted = 0usize;
+    // Where the previous group ended in the expected text, to count the lines skipped.
+    let mut old_end = 0usize;
+    for group in diff.grouped_ops(CONTEXT_LINES) {
+        let Some(first) = group.first() else { continue };
+        let gap = first.old_range().start.saturating_sub(old_end);
+        if gap > 0 && budget > 0 {
+            lines.push(Condensed::Unchanged(gap));
+        }
+        for op in &group {
+            old_end = op.old_range().end;
+            let (old_len, new_len) = (op.old_range().len(), op.new_range().len());
+            let size = match op {
+                DiffOp::Equal { .. } => old_len,
+                _ => old_len + new_len,
+            };
+            if size <= budget {
+                budget -= size;
+                lines.extend(
+                    op_lines(&diff, op, glyphs, newline_differs)
+                        .into_iter()
+                        .map(Condensed::Line),
+                );
+                continue;
+            }
+            let clipped = clip(*op, budget);
+            let shown = match clipped {
+                DiffOp::Equal { len, .. } => len,
+                other => other.old_range().len() + other.new_range().len(),
+            };
+            if shown > 0 {
+                lines.extend(
+                    op_lines(&diff, &clipped, glyphs, newline_differs)
+                        .into_iter()
+                        .map(Condensed::Line),
+                );
+            }
+            budget = 0;
+            omitted += size - shown;
+        }
+    }
+    let old_len = diff.ops().last().map_or(0, |op| op.old_range().end);
+    let tail = old_len.saturating_sub(old_end);
+    if tail > 0 && budget > 0 && !lines.is_empty() {
+        lines.push(Condensed::Unchanged(tail));
+    }
+    CondensedDiff { lines, omitted }
+}
+
+/// The first `budget` lines of an operation; a replacement keeps some of both sides.
+fn clip(op: DiffOp, budget: usize) -> DiffOp {
+    match op {
+        DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } => DiffOp::Equal {
+            old_index,
+            new_index,
+            len: len.min(budget),
+        },
+        DiffOp::Delete {
+            old_index,
+            old_len,
+            new_index,
+        } => DiffOp::Delete {
+            old_index,
+            old_len: old_len.min(budget),
+            new_index,
+        },
+        DiffOp::Insert {
+            old_index,
+            new_index,
+            new_len,
+        } => DiffOp::Insert {
+            old_index,
+            new_index,
+            new_len: new_len.min(budget),
+        },
+        DiffOp::Replace {
+            old_index,
+            old_len,
+            new_index,
+            new_len,
+        } => {
+            // Half the budget for each side, more for one when the other is short.
+            let old_shown = old_len.min((budget / 2).max(budget.saturating_sub(new_len)));
+            let new_shown = new_len.min(budget - old_shown);
+            DiffOp::Replace {
+                old_index,
+                old_len: old_shown,
+                new_index,
+                new_len: new_shown,
             }
         }
-        out.push('\n');
+    }
+}
+
+/// Like [`render_unified_with`] over a [`condensed`] diff: collapsed unchanged runs read
+/// `  … N unchanged lines`. Returns the text and how many diff lines the cap left out, for the
+/// caller to say how to see them.
+pub fn render_condensed(
+    expected: &str,
+    actual: &str,
+    glyphs: Glyphs,
+    max_lines: Option<usize>,
+) -> (String, usize) {
+    let condensed = condensed(expected, actual, glyphs, max_lines);
+    let mut out = String::new();
+    for line in &condensed.lines {
+        match line {
+            Condensed::Line(line) => push_unified(&mut out, line),
+            Condensed::Unchanged(n) => {
+                out.push_str(&format!(
+                    "  … {} unchanged line{}\n",
+                    thousands(*n),
+                    if *n == 1 { "" } else { "s" }
+                ));
+            }
+        }
+    }
+    (out, condensed.omitted)
+}
+
+/// `1234567` as `1,234,567`.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
     }
     out
 }
@@ -450,5 +643,37 @@ mod tests {
             texts,
             ["a", format!("b {NO_FINAL_NEWLINE}").as_str(), "b", "c"]
         );
+    }
+
+    #[test]
+    fn long_unchanged_runs_collapse() {
+        let expected: String = (1..=100).map(|n| format!("{n}\n")).collect();
+        let actual = expected.replace("\n50\n", "\nfifty\n");
+        let (text, omitted) = render_condensed(&expected, &actual, Glyphs::PLAIN, Some(40));
+        assert_eq!(omitted, 0);
+        assert_eq!(
+            text,
+            "  … 46 unchanged lines\n  47\n  48\n  49\n- 50\n+ fifty\n  51\n  52\n  53\n  … 47 unchanged lines\n"
+        );
+    }
+
+    #[test]
+    fn a_huge_diff_is_cut_at_the_cap() {
+        let expected = "Error: too many lines\n";
+        let actual: String = (1..=100_000).map(|n| format!("{n:>6}\tx\n")).collect();
+        let (text, omitted) = render_condensed(expected, &actual, Glyphs::PLAIN, Some(40));
+        assert_eq!(text.lines().count(), 40, "{text}");
+        assert_eq!(omitted, 100_001 - 40);
+        assert!(text.starts_with("- Error"), "{text}");
+        let (all, none) = render_condensed(expected, &actual, Glyphs::PLAIN, None);
+        assert_eq!((all.lines().count(), none), (100_001, 0));
+    }
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(999_950), "999,950");
+        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }

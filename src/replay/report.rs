@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::verdict::{Kind, Pair};
 use super::{Answer, Conclusion, Replay, Step};
-use crate::diff::{Glyphs, render_unified_with};
+use crate::diff::{Glyphs, REPORT_DIFF_LINES, render_condensed, thousands};
 use crate::protocol::ToolResult;
 use crate::spec::Spec;
 use crate::transcript::ToolCall;
@@ -22,7 +22,7 @@ const GLYPHS: Glyphs = Glyphs {
 /// How much the text report shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Detail {
-    /// Every step, and diffs for dialects and open differences too.
+    /// Every step, diffs for dialects and open differences too, and diffs whole.
     pub verbose: bool,
 }
 
@@ -56,7 +56,7 @@ pub fn text(replay: &Replay, spec: Option<&Spec>, detail: Detail) -> String {
     for (i, (call, step)) in transcript.calls.iter().zip(&replay.steps).enumerate() {
         let kind = step.verdict.kind;
         if kind.diverges() || (detail.verbose && kind != Kind::NotReplayed) {
-            block(&mut out, i, call, step, spec, replay.check);
+            block(&mut out, i, call, step, spec, replay.check, detail);
         } else if matches!(kind, Kind::Dialect | Kind::Open) {
             let headline = step
                 .verdict
@@ -83,6 +83,7 @@ fn block(
     step: &Step,
     spec: Option<&Spec>,
     check: bool,
+    detail: Detail,
 ) {
     let kind = step.verdict.kind;
     let at = call
@@ -134,8 +135,17 @@ fn block(
             if let Some((expected, actual)) = texts(call, step, divergence.pair) {
                 let (left, right) = divergence.pair.sides();
                 let _ = writeln!(out, "    --- {left}\n    +++ {right}");
-                for line in render_unified_with(&expected.text, &actual.text, GLYPHS).lines() {
+                let cap = (!detail.verbose).then_some(REPORT_DIFF_LINES);
+                let (diff, omitted) = render_condensed(&expected.text, &actual.text, GLYPHS, cap);
+                for line in diff.lines() {
                     let _ = writeln!(out, "    {line}");
+                }
+                if omitted > 0 {
+                    let _ = writeln!(
+                        out,
+                        "    … {} more diff lines (use --verbose for all)",
+                        thousands(omitted)
+                    );
                 }
             }
         }

@@ -5,7 +5,7 @@ use std::fmt::Write;
 use quick_junit::{NonSuccessKind, Report as JunitReport, TestCase, TestCaseStatus, TestSuite};
 
 use super::{Report, Verdict};
-use crate::diff::render_unified;
+use crate::diff::{Glyphs, REPORT_DIFF_LINES, render_condensed, thousands};
 use crate::suite::grade::{CaseResult, Outcome};
 
 /// The report as pretty JSON (results, findings, calls and the verdict).
@@ -99,7 +99,16 @@ fn details(report: &Report, result: &CaseResult) -> String {
             finding.rule
         );
         if let (Some(expected), Some(actual)) = (&finding.expected, &finding.actual) {
-            out.push_str(&render_unified(expected, actual));
+            let (diff, omitted) =
+                render_condensed(expected, actual, Glyphs::PLAIN, Some(REPORT_DIFF_LINES));
+            out.push_str(&diff);
+            if omitted > 0 {
+                let _ = writeln!(
+                    out,
+                    "… {} more diff lines (the rerun command shows them all)",
+                    thousands(omitted)
+                );
+            }
         }
     }
     let _ = writeln!(out, "rerun: {}", report.repro(&result.id));
@@ -137,10 +146,10 @@ pub fn tap(report: &Report) -> String {
                 let _ = writeln!(out, "  rule: {}", f.rule);
                 let _ = writeln!(out, "  message: {}", yaml_string(&f.message));
                 if let Some(expected) = &f.expected {
-                    let _ = writeln!(out, "  expected: {}", yaml_string(expected));
+                    let _ = writeln!(out, "  expected: {}", yaml_string(&head(expected)));
                 }
                 if let Some(actual) = &f.actual {
-                    let _ = writeln!(out, "  actual: {}", yaml_string(actual));
+                    let _ = writeln!(out, "  actual: {}", yaml_string(&head(actual)));
                 }
             }
             let _ = writeln!(out, "  rerun: {}", yaml_string(&report.repro(&result.id)));
@@ -148,6 +157,22 @@ pub fn tap(report: &Report) -> String {
         }
     }
     out
+}
+
+/// The first [`REPORT_DIFF_LINES`] lines of a text, and how many more there were: a TAP
+/// stream is read by people and CI logs, and a million-line view would drown both.
+fn head(text: &str) -> String {
+    let mut lines = text.split_inclusive('\n');
+    let shown: String = lines.by_ref().take(REPORT_DIFF_LINES).collect();
+    let more = lines.count();
+    if more == 0 {
+        shown
+    } else {
+        format!(
+            "{shown}… {} more lines (the rerun command shows them all)",
+            thousands(more)
+        )
+    }
 }
 
 fn yaml_string(text: &str) -> String {

@@ -4,14 +4,14 @@
 use std::fmt::Write;
 
 use super::{Report, Verdict, rule_text};
-use crate::diff::render_unified;
+use crate::diff::{Glyphs, REPORT_DIFF_LINES, render_condensed, thousands};
 use crate::spec::Spec;
 use crate::suite::grade::{CaseResult, Outcome, Phase};
 
 /// How much to show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Detail {
-    /// Also list passing cases and every call.
+    /// Also list passing cases and every call, and show diffs whole.
     pub verbose: bool,
 }
 
@@ -86,8 +86,18 @@ fn case_block(out: &mut String, report: &Report, spec: &Spec, result: &CaseResul
                     out,
                     "    diff (- expected, + actual; → tab, · trailing space, ␍ CR):"
                 );
-                for line in render_unified(expected, actual).lines() {
+                // A wrong line count can make a diff of a million lines: cap it unless asked.
+                let cap = (!detail.verbose).then_some(REPORT_DIFF_LINES);
+                let (diff, omitted) = render_condensed(expected, actual, Glyphs::PLAIN, cap);
+                for line in diff.lines() {
                     let _ = writeln!(out, "      {line}");
+                }
+                if omitted > 0 {
+                    let _ = writeln!(
+                        out,
+                        "      … {} more diff lines (use --verbose for all)",
+                        thousands(omitted)
+                    );
                 }
             }
             (_, Some(actual), Some(_)) => {

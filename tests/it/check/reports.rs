@@ -159,3 +159,33 @@ fn report_to_a_file_keeps_the_summary_on_stderr() {
         run.describe()
     );
 }
+
+#[test]
+fn a_million_line_diff_is_capped_in_the_human_and_junit_reports() {
+    // Without the line limit, the refusal's diff against the view is 1,000,001 lines long.
+    let mut command = memspec();
+    command
+        .args(["check", "--backend"])
+        .arg(backend("no_line_limit"))
+        .args(["--case", "encoding.line-limit-1m"]);
+    let run = run_command(&mut command);
+    assert!(run.stdout.len() < 20_000, "{} bytes", run.stdout.len());
+    assert!(
+        run.stdout
+            .contains("more diff lines (use --verbose for all)"),
+        "{}",
+        run.describe()
+    );
+    let mut junit = memspec();
+    junit
+        .args(["check", "--format", "junit", "--backend"])
+        .arg(backend("no_line_limit"))
+        .args(["--case", "encoding.line-limit-1m"]);
+    let junit = run_command(&mut junit);
+    assert!(junit.stdout.len() < 20_000, "{} bytes", junit.stdout.len());
+    assert!(
+        junit.stdout.contains("more diff lines"),
+        "{}",
+        junit.describe()
+    );
+}
