@@ -21,7 +21,11 @@ pub trait Backend: Send {
     /// Asks the backend to forget every memory (`{"control": "reset"}`), so that one process can
     /// serve many cases. `Ok(false)` means the backend does not support it.
     fn reset(&mut self) -> Result<bool, BackendError>;
-    /// Stops the backend; returns the tail of what it wrote to stderr, if anything.
+    /// A new case starts on this (kept-alive) backend: what it writes to stderr from now on is
+    /// what errors of this case quote.
+    fn begin_case(&mut self) {}
+    /// Stops the backend; returns the last lines it wrote to stderr during the current case, if
+    /// any.
     fn shutdown(&mut self) -> Option<String>;
     /// After [`Backend::shutdown`]: a line the backend wrote that no request asked for, if any.
     fn unread_output(&mut self) -> Option<String> {
@@ -45,7 +49,7 @@ pub enum BackendError {
     Crashed {
         /// Exit status as text (`exit status: 1`, `signal: 9`).
         status: String,
-        /// Last lines of its stderr.
+        /// Last lines of its stderr during the current case.
         stderr: String,
     },
     /// No answer within the per-call timeout.

@@ -22,15 +22,27 @@ use crate::protocol::ToolResult;
 
 /// Largest reply line accepted: a 999,999-line view is about 15 MB; anything far beyond is a flood.
 pub const MAX_LINE_BYTES: usize = 256 << 20;
-/// How much of stderr is kept for error reports.
-const STDERR_TAIL_BYTES: usize = 4096;
+/// How much of stderr is kept, so that one case's output is usually there whole.
+const STDERR_TAIL_BYTES: usize = 16 << 10;
+/// How much of a case's stderr an error report quotes (its last whole lines).
+const STDERR_EXCERPT_BYTES: usize = 2048;
+
+/// The last bytes a process wrote to stderr, and how many it wrote in all.
+#[derive(Debug, Default)]
+struct StderrTail {
+    bytes: Vec<u8>,
+    total: u64,
+}
 
 /// A running backend process.
 pub struct Stdio {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<Result<Vec<u8>, String>>,
-    stderr: Arc<Mutex<Vec<u8>>>,
+    stderr: Arc<Mutex<StderrTail>>,
+    /// Stderr bytes written before the current case: a kept-alive process's earlier cases are
+    /// not this case's story.
+    case_start: u64,
     timeout: Duration,
     startup: Duration,
     next_id: u64,
@@ -91,7 +103,7 @@ impl Stdio {
         };
         let (sender, lines) = mpsc::channel();
         thread::spawn(move || read_lines(stdout, &sender));
-        let tail = Arc::new(Mutex::new(Vec::new()));
+        let tail = Arc::new(Mutex::new(StderrTail::default()));
         let tail_writer = Arc::clone(&tail);
         thread::spawn(move || keep_tail(stderr, &tail_writer));
         Ok(Stdio {
@@ -99,6 +111,7 @@ impl Stdio {
             child,
             lines,
             stderr: tail,
+            case_start: 0,
             timeout: timeouts.call,
             startup: timeouts.startup,
             next_id: 1,
@@ -106,9 +119,17 @@ impl Stdio {
         })
     }
 
+    /// What the process wrote to stderr during the current case, as whole lines.
     fn stderr_text(&self) -> String {
-        let bytes = self.stderr.lock().map(|b| b.clone()).unwrap_or_default();
-        String::from_utf8_lossy(&bytes).into_owned()
+        match self.stderr.lock() {
+            Ok(tail) => excerpt(
+                &tail.bytes,
+                tail.total,
+                self.case_start,
+                STDERR_EXCERPT_BYTES,
+            ),
+            Err(_) => String::new(),
+        }
     }
 
     fn crashed(&mut self) -> BackendError {
@@ -178,20 +199,59 @@ fn read_lines(stdout: impl Read, sender: &mpsc::Sender<Result<Vec<u8>, String>>)
     }
 }
 
-fn keep_tail(stderr: impl Read, tail: &Mutex<Vec<u8>>) {
+fn keep_tail(stderr: impl Read, tail: &Mutex<StderrTail>) {
     let mut reader = BufReader::new(stderr);
     let mut chunk = [0u8; 4096];
     while let Ok(n) = reader.read(&mut chunk) {
         if n == 0 {
             return;
         }
-        if let Ok(mut buf) = tail.lock() {
-            buf.extend_from_slice(&chunk[..n]);
-            if buf.len() > STDERR_TAIL_BYTES {
-                let cut = buf.len() - STDERR_TAIL_BYTES;
-                buf.drain(..cut);
+        if let Ok(mut tail) = tail.lock() {
+            tail.bytes.extend_from_slice(&chunk[..n]);
+            tail.total += n as u64;
+            if tail.bytes.len() > STDERR_TAIL_BYTES {
+                let cut = tail.bytes.len() - STDERR_TAIL_BYTES;
+                tail.bytes.drain(..cut);
             }
         }
+    }
+}
+
+/// The whole lines written since byte `since` of a stream whose last bytes are `tail` (out of
+/// `total`), at most about `max` bytes of them, the last ones. A line begun before `since` or
+/// only partly kept is dropped, so the excerpt never starts mid-word or mid-character; a cut is
+/// said at the front.
+fn excerpt(tail: &[u8], total: u64, since: u64, max: usize) -> String {
+    let kept_from = total.saturating_sub(tail.len() as u64);
+    let (mut text, mut cut) = if since >= kept_from {
+        let start = usize::try_from(since - kept_from)
+            .unwrap_or(tail.len())
+            .min(tail.len());
+        let text = &tail[start..];
+        // The case began in the middle of a line of the one before: that line is not its own.
+        let mid_line = start > 0 && tail[start - 1] != b'\n';
+        (if mid_line { after_newline(text) } else { text }, false)
+    } else {
+        (after_newline(tail), true)
+    };
+    if text.len() > max {
+        text = after_newline(&text[text.len() - max..]);
+        cut = true;
+    }
+    let text = String::from_utf8_lossy(text);
+    let text = text.trim();
+    match (cut, text.is_empty()) {
+        (_, true) => String::new(),
+        (true, false) => format!("[earlier lines cut]\n{text}"),
+        (false, false) => text.to_string(),
+    }
+}
+
+/// What follows the first newline; nothing when there is none (a partial line).
+fn after_newline(bytes: &[u8]) -> &[u8] {
+    match memchr::memchr(b'\n', bytes) {
+        Some(i) => &bytes[i + 1..],
+        None => &[],
     }
 }
 
@@ -344,6 +404,10 @@ impl Backend for Stdio {
         Ok(value.get("ok") == Some(&Value::Bool(true)))
     }
 
+    fn begin_case(&mut self) {
+        self.case_start = self.stderr.lock().map_or(0, |tail| tail.total);
+    }
+
     fn unread_output(&mut self) -> Option<String> {
         // Once the process has exited its last lines may still be on their way through the
         // reader thread; the channel closes as soon as it has read everything.
@@ -378,5 +442,44 @@ impl Drop for Stdio {
         if let Ok(None) = self.child.try_wait() {
             self.kill();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::excerpt;
+
+    #[test]
+    fn the_excerpt_is_the_cases_whole_lines() {
+        let stream = b"old traceback\nKeyError: 'x'\nnew line one\nnew line two\n";
+        let since = stream.len() as u64 - 26;
+        let total = stream.len() as u64;
+        assert_eq!(
+            excerpt(stream, total, since, 2048),
+            "new line one\nnew line two"
+        );
+        // Marked in the middle of a line: the rest of that line belongs to the case before.
+        assert_eq!(
+            excerpt(stream, total, 5, 2048),
+            "KeyError: 'x'\nnew line one\nnew line two"
+        );
+        assert_eq!(excerpt(stream, total, total, 2048), "");
+    }
+
+    #[test]
+    fn a_long_excerpt_is_cut_at_a_line_start() {
+        let stream = "é\n".repeat(100) + "last line\n";
+        let bytes = stream.as_bytes();
+        let total = bytes.len() as u64;
+        let text = excerpt(bytes, total, 0, 20);
+        assert!(text.starts_with("[earlier lines cut]\n"), "{text}");
+        assert!(text.ends_with("é\nlast line"), "{text}");
+        assert!(!text.contains('\u{FFFD}'), "{text}");
+        // Only the last bytes kept: the partial first line is dropped too.
+        let kept = &bytes[bytes.len() - 11..];
+        assert_eq!(
+            excerpt(kept, total, 0, 2048),
+            "[earlier lines cut]\nlast line"
+        );
     }
 }

@@ -242,6 +242,8 @@ fn open_session(
                     used.sandbox
                         .restore()
                         .map_err(|e| format!("harness: cannot restore the sandbox: {e}"))?;
+                    // Errors of this case quote its own stderr, not the earlier cases'.
+                    used.backend.begin_case();
                     return Ok(used);
                 }
                 Ok(false) | Err(_) => reuse.learn(false),

@@ -502,3 +502,35 @@ fn flood_after_the_last_reply_is_an_error() {
         assert_eq!(outcome, "error", "{id}\n{}", run.describe());
     }
 }
+
+#[test]
+fn a_crash_quotes_the_stderr_of_its_own_case_only() {
+    // One process serves every case (it answers `reset`) and logs each call to stderr.
+    let run = check(
+        Some("noisy_kept_alive"),
+        Some(&super::fixtures()),
+        &[
+            "basics.create-success",
+            "basics.create-no-overwrite",
+            "basics.view-file",
+            "basics.final-newline",
+            "basics.view-missing",
+            "basics.str-replace",
+        ],
+        &["--jobs", "1"],
+    );
+    assert_eq!(run.code, BROKE, "{}", run.describe());
+    let why = reason(&run.result("basics.str-replace"));
+    let Some((_, stderr)) = why.split_once("stderr: ") else {
+        panic!("no stderr in {why}");
+    };
+    assert!(stderr.ends_with("KeyError: 'old_str'"), "{stderr}");
+    for line in stderr.lines() {
+        assert!(
+            line.starts_with("noisy: str_replace call ")
+                || line.starts_with("Traceback")
+                || line.starts_with("KeyError"),
+            "a line from another case: {line:?}\n{stderr}"
+        );
+    }
+}
