@@ -9,7 +9,7 @@ use crate::spec::{Spec, SpecError};
 use crate::suite::baseline::{Baseline, BaselineError};
 use crate::suite::grade::CaseResult;
 use crate::suite::load::{self, Suite, SuiteError};
-use crate::suite::runner::{self, RunOptions, Selection};
+use crate::suite::runner::{self, RunError, RunOptions, Selection};
 
 /// Everything `check` needs.
 #[derive(Debug, Clone)]
@@ -40,6 +40,9 @@ pub enum CheckError {
     /// The baseline is unreadable or invalid.
     #[error(transparent)]
     Baseline(#[from] BaselineError),
+    /// The run stopped early: the backend never started.
+    #[error(transparent)]
+    Run(#[from] RunError),
     /// The selection matched no case: never a pass.
     #[error(
         "the selection matched no case out of {total}; check --case, --area, --rule and --level"
@@ -86,7 +89,7 @@ pub fn check(
     }
     on_start(selected.len());
     let started = Instant::now();
-    let mut results = runner::run(&selected, &config.backend, &config.options, progress);
+    let mut results = runner::run(&selected, &config.backend, &config.options, progress)?;
     let elapsed = started.elapsed();
     let baseline_problems = match &baseline {
         Some(baseline) => baseline.apply(&loaded.suite, &mut results),

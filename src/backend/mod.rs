@@ -21,6 +21,11 @@ pub trait Backend: Send {
     /// Asks the backend to forget every memory (`{"control": "reset"}`), so that one process can
     /// serve many cases. `Ok(false)` means the backend does not support it.
     fn reset(&mut self) -> Result<bool, BackendError>;
+    /// Whether the backend process exited before reading anything sent to it: it never started
+    /// (a wrong command, a missing file, a failing import), as opposed to crashing on an input.
+    fn exited_unread(&self) -> bool {
+        false
+    }
     /// A new case starts on this (kept-alive) backend: what it writes to stderr from now on is
     /// what errors of this case quote.
     fn begin_case(&mut self) {}

@@ -48,6 +48,8 @@ pub struct Stdio {
     next_id: u64,
     /// Whether a reply came back yet (the first call also waits for start-up).
     answered: bool,
+    /// Whether the process was seen to exit without reading anything sent to it.
+    exited_unread: bool,
 }
 
 impl std::fmt::Debug for Stdio {
@@ -116,6 +118,7 @@ impl Stdio {
             startup: timeouts.startup,
             next_id: 1,
             answered: false,
+            exited_unread: false,
         })
     }
 
@@ -132,10 +135,21 @@ impl Stdio {
         }
     }
 
-    fn crashed(&mut self) -> BackendError {
+    /// The crash error; `unsent` when the request could not even be written (no reader left).
+    fn crashed(&mut self, unsent: bool) -> BackendError {
         // Give the process a moment to be reaped so that the status is known.
         let status = match self.child.wait_timeout_ms(200) {
-            Some(status) => status,
+            Some(status) => {
+                // Bytes still in the stdin pipe were never read: the program never got as far as
+                // its loop (a wrong command, a missing file, a failing import), unlike one that
+                // read a request and crashed on it.
+                let unread = unsent
+                    || self.stdin.as_ref().is_some_and(|stdin| {
+                        rustix::io::ioctl_fionread(stdin).is_ok_and(|n| n > 0)
+                    });
+                self.exited_unread = !self.answered && unread;
+                status
+            }
             None => "still running, stdout closed".to_string(),
         };
         BackendError::Crashed {
@@ -323,7 +337,7 @@ impl Stdio {
         if let Err(e) = sent {
             // A closed pipe usually means the process is gone: report it as a crash if so.
             if self.child.wait_timeout_ms(200).is_some() {
-                return Err(self.crashed());
+                return Err(self.crashed(true));
             }
             return Err(BackendError::Send {
                 reason: e.to_string(),
@@ -349,7 +363,7 @@ impl Stdio {
                 self.kill();
                 return Err(BackendError::Timeout { after: timeout });
             }
-            Err(RecvTimeoutError::Disconnected) => return Err(self.crashed()),
+            Err(RecvTimeoutError::Disconnected) => return Err(self.crashed(false)),
         };
         // One request, one line: anything already waiting behind the reply is a flood.
         if let Ok(extra) = self.lines.try_recv() {
@@ -402,6 +416,10 @@ impl Backend for Stdio {
         }
         // A backend without the control answers anything but `ok: true`; that is a "no".
         Ok(value.get("ok") == Some(&Value::Bool(true)))
+    }
+
+    fn exited_unread(&self) -> bool {
+        self.exited_unread
     }
 
     fn begin_case(&mut self) {

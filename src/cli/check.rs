@@ -196,6 +196,10 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
             bar.finish_and_clear();
             return fail(EXIT_USAGE, &e);
         }
+        Err(e @ CheckError::Run(_)) => {
+            bar.finish_and_clear();
+            return fail(EXIT_BACKEND_BROKE, &e);
+        }
     };
     bar.finish_and_clear();
     let text = match args.format {
@@ -291,6 +295,9 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
                 name,
                 results: report.results,
             }),
+            Err(e @ CheckError::Run(_)) => {
+                return fail(EXIT_BACKEND_BROKE, &format!("{name}: {e}"));
+            }
             Err(e) => return fail(EXIT_USAGE, &e),
         }
     }

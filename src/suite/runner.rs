@@ -97,26 +97,98 @@ impl Default for RunOptions {
     }
 }
 
+/// Backend processes that exit without reading anything, none of the run's having ever read a
+/// request, after which the run stops: the backend never starts, and every case would say so.
+pub const NEVER_STARTED_LIMIT: usize = 3;
+
+/// Why a run stopped before its end.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RunError {
+    /// Every backend process exited before reading its first request.
+    #[error(
+        "the backend exited before answering its first call, {times} times{}; check the --backend command",
+        stderr_note(.stderr)
+    )]
+    NeverStarted {
+        /// Processes that died that way.
+        times: usize,
+        /// What the first of them wrote to stderr.
+        stderr: String,
+    },
+}
+
+fn stderr_note(stderr: &str) -> String {
+    if stderr.trim().is_empty() {
+        " (it wrote nothing to stderr)".to_string()
+    } else {
+        format!(": {}", stderr.trim())
+    }
+}
+
+/// What the workers of a run learn about whether the backend starts at all.
+#[derive(Debug, Default)]
+pub struct Starts {
+    /// A process read a request (answered or not): the backend starts.
+    started: std::sync::atomic::AtomicBool,
+    unread_exits: AtomicUsize,
+    first_stderr: Mutex<Option<String>>,
+}
+
+impl Starts {
+    /// Notes what a backend process did before it was stopped; `stderr` is its excerpt.
+    fn saw(&self, backend: &dyn Backend, stderr: Option<&str>) {
+        if backend.exited_unread() {
+            if let Ok(mut first) = self.first_stderr.lock() {
+                first.get_or_insert_with(|| stderr.unwrap_or_default().to_string());
+            }
+            self.unread_exits.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.started.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the run should stop, and why.
+    fn verdict(&self) -> Option<RunError> {
+        let times = self.unread_exits.load(Ordering::Relaxed);
+        if self.started.load(Ordering::Relaxed) || times < NEVER_STARTED_LIMIT {
+            return None;
+        }
+        let stderr = self
+            .first_stderr
+            .lock()
+            .ok()
+            .and_then(|first| first.clone())
+            .unwrap_or_default();
+        Some(RunError::NeverStarted { times, stderr })
+    }
+}
+
 /// Runs `cases` against `backend`, `options.jobs` at a time; `progress` sees each result as it
-/// completes. Results come back in the order of `cases`.
+/// completes. Results come back in the order of `cases`. The run stops early, with an error,
+/// when [`NEVER_STARTED_LIMIT`] backend processes exited before reading anything and none of
+/// the others ever read a request.
 pub fn run(
     cases: &[&LoadedCase],
     backend: &BackendSpec,
     options: &RunOptions,
     progress: &(dyn Fn(&CaseResult) + Sync),
-) -> Vec<CaseResult> {
+) -> Result<Vec<CaseResult>, RunError> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; cases.len()]);
     let workers = options.jobs.clamp(1, cases.len().max(1));
     let reuse = Reuse::default();
+    let starts = Starts::default();
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
                 let mut session = None;
                 loop {
+                    if starts.verdict().is_some() {
+                        break;
+                    }
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(case) = cases.get(i) else { break };
-                    let result = run_case_in(case, backend, options, &mut session, &reuse);
+                    let result = run_case_in(case, backend, options, &mut session, &reuse, &starts);
                     progress(&result);
                     if let Ok(mut slots) = results.lock() {
                         slots[i] = Some(result);
@@ -128,12 +200,15 @@ pub fn run(
             });
         }
     });
-    results
+    if let Some(error) = starts.verdict() {
+        return Err(error);
+    }
+    Ok(results
         .into_inner()
         .unwrap_or_default()
         .into_iter()
         .flatten()
-        .collect()
+        .collect())
 }
 
 /// A backend process kept across cases, with the sandbox it was started on.
@@ -181,7 +256,14 @@ impl Reuse {
 
 /// Runs one case in a fresh sandbox with a fresh backend.
 pub fn run_case(loaded: &LoadedCase, backend: &BackendSpec, options: &RunOptions) -> CaseResult {
-    run_case_in(loaded, backend, options, &mut None, &Reuse::default())
+    run_case_in(
+        loaded,
+        backend,
+        options,
+        &mut None,
+        &Reuse::default(),
+        &Starts::default(),
+    )
 }
 
 /// Runs one case, reusing `session` when the backend supports `reset`.
@@ -191,6 +273,7 @@ pub fn run_case_in(
     options: &RunOptions,
     session: &mut Option<Session>,
     reuse: &Reuse,
+    starts: &Starts,
 ) -> CaseResult {
     let started = Instant::now();
     let case = &loaded.case;
@@ -217,7 +300,15 @@ pub fn run_case_in(
         );
         return result;
     }
-    match execute(loaded, backend, options, session, reuse, &mut result) {
+    match execute(
+        loaded,
+        backend,
+        options,
+        session,
+        reuse,
+        starts,
+        &mut result,
+    ) {
         Ok(()) => result.outcome = CaseResult::graded(&result.findings, options.strict),
         Err(reason) => {
             result.outcome = Outcome::Error;
@@ -234,6 +325,7 @@ fn open_session(
     options: &RunOptions,
     session: &mut Option<Session>,
     reuse: &Reuse,
+    starts: &Starts,
 ) -> Result<Session, String> {
     if let Some(mut used) = session.take() {
         if !reuse.unsupported() {
@@ -258,7 +350,11 @@ fn open_session(
             Ok(false) | Err(_) => {
                 reuse.learn(false);
                 // The probe may have confused a backend that knows no controls: start anew.
-                fresh.backend.shutdown();
+                let stderr = fresh.backend.shutdown();
+                starts.saw(fresh.backend.as_ref(), stderr.as_deref());
+                if let Some(error) = starts.verdict() {
+                    return Err(error.to_string());
+                }
                 fresh = start_session(backend_spec, options)?;
             }
         }
@@ -288,11 +384,12 @@ fn execute(
     options: &RunOptions,
     session_slot: &mut Option<Session>,
     reuse: &Reuse,
+    starts: &Starts,
     result: &mut CaseResult,
 ) -> Result<(), String> {
     let case = &loaded.case;
     let opening = Instant::now();
-    let mut session = open_session(backend_spec, options, session_slot, reuse)?;
+    let mut session = open_session(backend_spec, options, session_slot, reuse, starts)?;
     result.start_time = opening.elapsed();
     for fixture in &case.fixtures {
         session
@@ -311,6 +408,7 @@ fn execute(
     if let Err(reason) = ran {
         // A broken backend is never reused.
         let stderr = session.backend.shutdown();
+        starts.saw(session.backend.as_ref(), stderr.as_deref());
         return Err(match stderr {
             Some(tail) if !reason.contains("stderr:") => {
                 format!("{reason}; stderr: {}", tail.trim())
@@ -318,6 +416,7 @@ fn execute(
             _ => reason,
         });
     }
+    starts.saw(session.backend.as_ref(), None);
     let sandbox = &session.sandbox;
     if backend_spec.runs_on_folder() {
         for effect in &case.effects {

@@ -461,3 +461,55 @@ fn a_baseline_can_accept_a_known_crash() {
     assert_eq!(second.code, 0, "{}", second.describe());
     assert_eq!(second.result("basics.str-replace")["outcome"], "error");
 }
+
+#[test]
+fn a_backend_that_never_starts_stops_the_run_at_once() {
+    let mut command = memspec();
+    command.args([
+        "check",
+        "--backend",
+        "python3 tests/backends/no-such-backend.py {memories}",
+    ]);
+    let run = run_command(&mut command);
+    assert_eq!(run.code, 3, "{}", run.describe());
+    assert!(run.stdout.is_empty(), "{}", run.describe());
+    assert!(
+        run.stderr
+            .contains("the backend exited before answering its first call, "),
+        "{}",
+        run.describe()
+    );
+    assert!(
+        run.stderr.contains("check the --backend command"),
+        "{}",
+        run.describe()
+    );
+    // The stderr is quoted once, not once per case.
+    assert_eq!(
+        run.stderr.matches("no-such-backend.py").count(),
+        1,
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn a_backend_that_reads_then_crashes_on_every_call_is_graded_case_by_case() {
+    // It starts (it reads its request) and dies on any input: not "never started", so every
+    // case is an error of its own and the report is whole.
+    let mut command = memspec();
+    command
+        .args(["check", "--format", "json", "--jobs", "2", "--backend"])
+        .arg("python3 -c 'import sys; sys.stdin.readline(); sys.exit(1)' {memories}")
+        .arg("--cases")
+        .arg(fixtures());
+    let run = run_command(&mut command);
+    assert_eq!(run.code, 3, "{}", run.describe());
+    let outcomes = run.outcomes();
+    assert!(outcomes.len() > 3, "{}", run.describe());
+    assert!(
+        outcomes.values().all(|o| o == "error"),
+        "{}",
+        run.describe()
+    );
+}
