@@ -13,6 +13,7 @@ pub fn json(report: &Report) -> String {
     let value = serde_json::json!({
         "memspec": env!("CARGO_PKG_VERSION"),
         "verdict": report.verdict(),
+        "accepted_by_baseline": report.accepted_breaks(),
         "counts": report.counts().iter().map(|(o, n)| (o.as_str().to_string(), serde_json::Value::from(*n))).collect::<serde_json::Map<_, _>>(),
         "report": report,
     });
@@ -182,10 +183,15 @@ fn yaml_string(text: &str) -> String {
 /// The report as Markdown, for a CI job summary or a pull request comment.
 pub fn markdown(report: &Report) -> String {
     let mut out = String::from("## memspec conformance\n\n");
+    let accepted = report.accepted_breaks();
     let verdict = match report.verdict() {
-        Verdict::Conformant => "✅ conformant",
-        Verdict::NotConformant => "❌ not conformant",
-        Verdict::BackendBroke => "💥 the backend broke",
+        Verdict::Conformant if !accepted.is_empty() => format!(
+            "✅ matches the baseline, which accepts {}",
+            accepted.describe()
+        ),
+        Verdict::Conformant => "✅ conformant".to_string(),
+        Verdict::NotConformant => "❌ not conformant".to_string(),
+        Verdict::BackendBroke => "💥 the backend broke".to_string(),
     };
     let _ = writeln!(
         out,

@@ -190,9 +190,24 @@ fn summary(out: &mut String, report: &Report) {
         }
     );
     let verdict = match report.verdict() {
-        Verdict::Conformant => "conformant",
-        Verdict::NotConformant => "NOT conformant",
-        Verdict::BackendBroke => "the backend BROKE (crash, hang or garbage)",
+        Verdict::Conformant => {
+            let accepted = report.accepted_breaks();
+            if accepted.is_empty() {
+                "conformant".to_string()
+            } else {
+                // Exit 0 is the baseline's say-so, not conformance: say what it accepts.
+                let without = match report.verdict_without_baseline() {
+                    Verdict::BackendBroke => "the backend BROKE",
+                    _ => "NOT conformant",
+                };
+                format!(
+                    "matches the baseline, which accepts {} (without it: {without})",
+                    accepted.describe()
+                )
+            }
+        }
+        Verdict::NotConformant => "NOT conformant".to_string(),
+        Verdict::BackendBroke => "the backend BROKE (crash, hang or garbage)".to_string(),
     };
     let _ = writeln!(out, "verdict: {verdict}");
 }

@@ -65,6 +65,29 @@ impl Report {
         }
     }
 
+    /// The verdict the run would have without its baseline: every result counts.
+    pub fn verdict_without_baseline(&self) -> Verdict {
+        match self.results.iter().map(|r| r.outcome).max() {
+            Some(Outcome::Error) => Verdict::BackendBroke,
+            Some(Outcome::Fail) => Verdict::NotConformant,
+            _ => Verdict::Conformant,
+        }
+    }
+
+    /// Failures and errors the baseline accepted, which alone would fail the run.
+    pub fn accepted_breaks(&self) -> AcceptedBreaks {
+        let accepted = self.results.iter().filter(|r| r.baselined.is_some());
+        let mut breaks = AcceptedBreaks::default();
+        for result in accepted {
+            match result.outcome {
+                Outcome::Fail => breaks.failures += 1,
+                Outcome::Error => breaks.errors += 1,
+                _ => {}
+            }
+        }
+        breaks
+    }
+
     /// A command that reruns one case verbosely.
     pub fn repro(&self, case_id: &str) -> String {
         let mut command = String::from("memspec check");
@@ -105,6 +128,38 @@ impl Report {
             } else {
                 harness_total / calls as u32
             },
+        }
+    }
+}
+
+/// Failed and broken cases a baseline accepts: a run matching it exits 0, but is conformant
+/// only with the baseline's say-so, and reports say so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct AcceptedBreaks {
+    /// Accepted `fail` outcomes.
+    pub failures: usize,
+    /// Accepted `error` outcomes.
+    pub errors: usize,
+}
+
+impl AcceptedBreaks {
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.failures == 0 && self.errors == 0
+    }
+
+    /// `2 failures and 1 error`.
+    pub fn describe(&self) -> String {
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        match (self.failures, self.errors) {
+            (f, 0) => plural(f, "failure", "failures"),
+            (0, e) => plural(e, "error", "errors"),
+            (f, e) => format!(
+                "{} and {}",
+                plural(f, "failure", "failures"),
+                plural(e, "error", "errors")
+            ),
         }
     }
 }
