@@ -57,11 +57,14 @@ pub enum BackendError {
         /// Last lines of its stderr during the current case.
         stderr: String,
     },
-    /// No answer within the per-call timeout.
-    #[error("the backend did not answer within {:.1} s (killed)", .after.as_secs_f64())]
+    /// No answer within the per-call timeout (plus the start-up allowance on a first call).
+    #[error("the backend did not answer within {}", timeout_text(*.call, *.startup))]
     Timeout {
-        /// The timeout that expired.
-        after: Duration,
+        /// The per-call timeout.
+        call: Duration,
+        /// The start-up allowance added because this was the process's first request; zero
+        /// otherwise.
+        startup: Duration,
     },
     /// The backend wrote a line that is not a protocol reply.
     #[error("the backend wrote something that is not a protocol v1 reply: {detail}; line: {line}")]
@@ -93,6 +96,21 @@ pub enum BackendError {
         /// Last lines of its stderr.
         stderr: String,
     },
+}
+
+/// `12.0 s (killed)`, or for a new process's first request `40.0 s (10.0 s + 30.0 s start-up
+/// allowance for a new process; killed)`, so that the total matches the flags given.
+fn timeout_text(call: Duration, startup: Duration) -> String {
+    let total = (call + startup).as_secs_f64();
+    if startup.is_zero() {
+        format!("{total:.1} s (killed)")
+    } else {
+        format!(
+            "{total:.1} s ({:.1} s + {:.1} s start-up allowance for a new process; killed)",
+            call.as_secs_f64(),
+            startup.as_secs_f64()
+        )
+    }
 }
 
 fn stderr_tail(stderr: &str) -> String {

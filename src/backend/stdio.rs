@@ -345,11 +345,12 @@ impl Stdio {
             });
         }
         // The first call also waits for the process to start (an interpreter, imports).
-        let timeout = if self.answered {
-            self.timeout
+        let startup = if self.answered {
+            Duration::ZERO
         } else {
-            self.timeout + self.startup
+            self.startup
         };
+        let timeout = self.timeout + startup;
         let reply = match self.lines.recv_timeout(timeout) {
             Ok(Ok(reply)) => {
                 self.answered = true;
@@ -361,7 +362,10 @@ impl Stdio {
             }
             Err(RecvTimeoutError::Timeout) => {
                 self.kill();
-                return Err(BackendError::Timeout { after: timeout });
+                return Err(BackendError::Timeout {
+                    call: self.timeout,
+                    startup,
+                });
             }
             Err(RecvTimeoutError::Disconnected) => return Err(self.crashed(false)),
         };

@@ -176,7 +176,9 @@ fn a_short_timeout_turns_a_hang_into_an_error_quickly() {
         assert_eq!(result["outcome"], "error", "{result}");
         let reason = result["reason"].as_str().unwrap_or_default();
         assert!(
-            reason.contains("did not answer within 1.5 s (killed)"),
+            reason.contains(
+                "did not answer within 1.5 s (0.5 s + 1.0 s start-up allowance for a new process; killed)"
+            ),
             "{reason}"
         );
     }
