@@ -102,5 +102,6 @@ pub fn check(
         results,
         baseline_problems,
         elapsed,
+        workers: config.options.jobs.clamp(1, selected.len()),
     })
 }

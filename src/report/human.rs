@@ -166,9 +166,15 @@ fn summary(out: &mut String, report: &Report) {
         report.elapsed.as_secs_f64(),
         if report.strict { ", strict" } else { "" }
     );
+    // Start-up time is per case, so with parallel workers its sum can exceed the whole run.
+    let summed = if report.workers > 1 {
+        format!(" (summed over {} workers)", report.workers)
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "calls: {}, backend median {} µs per call, harness {} µs per call, backend start-up and resets {:.2} s",
+        "calls: {}, backend median {} µs per call, harness {} µs per call, backend start-up and resets {:.2} s{summed}",
         timing.calls,
         timing.backend_median.as_micros(),
         timing.harness_per_call.as_micros(),

@@ -28,6 +28,8 @@ pub struct Report {
     /// Wall-clock time of the run.
     #[serde(serialize_with = "millis")]
     pub elapsed: Duration,
+    /// Cases run at once: per-case times summed over them can exceed `elapsed`.
+    pub workers: usize,
 }
 
 /// What the exit code says.
