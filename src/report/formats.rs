@@ -99,7 +99,7 @@ fn details(report: &Report, result: &CaseResult) -> String {
             finding.level.as_str(),
             finding.rule
         );
-        if let (Some(expected), Some(actual)) = (&finding.expected, &finding.actual) {
+        if let (Some(expected), Some(actual)) = (finding.expected_for_diff(), &finding.actual) {
             let (diff, omitted) =
                 render_condensed(expected, actual, Glyphs::PLAIN, Some(REPORT_DIFF_LINES));
             out.push_str(&diff);

@@ -80,7 +80,11 @@ fn case_block(out: &mut String, report: &Report, spec: &Spec, result: &CaseResul
                 let _ = writeln!(out, "    input: {}", call.input);
             }
         }
-        match (&finding.expected, &finding.actual, &finding.dialect) {
+        match (
+            finding.expected_for_diff(),
+            &finding.actual,
+            &finding.dialect,
+        ) {
             (Some(expected), Some(actual), None) => {
                 let _ = writeln!(
                     out,

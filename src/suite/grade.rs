@@ -99,6 +99,18 @@ pub struct Finding {
     /// The known dialect the text matched, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dialect: Option<String>,
+    /// `expected` as diffs show it when it is a template: lines that matched read as the actual
+    /// lines they matched, the others as written, marked `(template)`. Not in the JSON report,
+    /// which has the template itself in `expected`.
+    #[serde(skip)]
+    pub expected_shown: Option<String>,
+}
+
+impl Finding {
+    /// The expected text to diff against `actual`.
+    pub fn expected_for_diff(&self) -> Option<&str> {
+        self.expected_shown.as_deref().or(self.expected.as_deref())
+    }
 }
 
 /// Which part of a case a call belonged to.

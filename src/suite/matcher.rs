@@ -107,6 +107,82 @@ pub fn describe(expected: &TextExpectation) -> String {
     }
 }
 
+/// Marks a template line that matched nothing in a diff, so that it does not read as a literal
+/// line the backend left out.
+pub const TEMPLATE_MARK: &str = "  (template)";
+
+/// The expectation as a diff should show it against `actual`: each template line that matches
+/// an actual line is replaced by that line (so the diff shows it unchanged), and each one that
+/// does not stays as written, marked [`TEMPLATE_MARK`]. `None` for an exact text, which is
+/// shown as it is.
+pub fn aligned(expected: &TextExpectation, actual: &str) -> Result<Option<String>, String> {
+    Ok(match expected {
+        TextExpectation::Exact(_) | TextExpectation::Matcher(Matcher::Prefix(_)) => None,
+        TextExpectation::Matcher(Matcher::Template(template)) => {
+            Some(aligned_template(template, actual)?)
+        }
+        TextExpectation::Matcher(Matcher::Listing { header, lines }) => {
+            Some(aligned_listing(header, lines, actual)?)
+        }
+    })
+}
+
+fn has_placeholder(line: &str) -> bool {
+    line.replace("{{", "").replace("}}", "").contains('{')
+}
+
+/// Line by line, the n-th template line against the n-th actual line; after a `{lines}`
+/// placeholder, line positions no longer correspond, so lines are only marked.
+fn aligned_template(template: &str, actual: &str) -> Result<String, String> {
+    let mut actual_lines = actual.split('\n');
+    let mut aligned = true;
+    let mut out = Vec::new();
+    for line in template.split('\n') {
+        let counterpart = if aligned { actual_lines.next() } else { None };
+        if line.contains("{lines}") {
+            aligned = false;
+        }
+        if !has_placeholder(line) {
+            out.push(compile_literal(line)?);
+            continue;
+        }
+        match counterpart {
+            Some(candidate) if aligned && compile(line)?.is_match(candidate) => {
+                out.push(candidate.to_string());
+            }
+            _ => out.push(format!("{line}{TEMPLATE_MARK}")),
+        }
+    }
+    Ok(out.join("\n"))
+}
+
+/// A template line without placeholders, its `{{`/`}}` escapes undone.
+fn compile_literal(line: &str) -> Result<String, String> {
+    Ok(line.replace("{{", "{").replace("}}", "}"))
+}
+
+/// The header, then the actual lines that some template matched, in the actual order, then
+/// the templates that matched nothing.
+fn aligned_listing(header: &str, lines: &[String], actual: &str) -> Result<String, String> {
+    let mut templates: Vec<(&str, Regex)> = Vec::new();
+    for line in lines {
+        let bare = line.strip_suffix('/').unwrap_or(line);
+        templates.push((line.as_str(), compile(bare)?));
+    }
+    let mut out = vec![header.to_string()];
+    for line in actual.split('\n').skip(1) {
+        let bare = line.strip_suffix('/').unwrap_or(line);
+        if let Some(i) = templates.iter().position(|(_, re)| re.is_match(bare)) {
+            templates.remove(i);
+            out.push(line.to_string());
+        }
+    }
+    for (line, _) in templates {
+        out.push(format!("{line}{TEMPLATE_MARK}"));
+    }
+    Ok(out.join("\n"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,5 +218,32 @@ mod tests {
             matches(&listing, "X\n1K\t/m\n2K\t/m/d/\n3K\t/m/a"),
             Ok(false)
         );
+    }
+
+    #[test]
+    fn aligned_listings_show_matched_lines_as_they_came() {
+        let listing = TextExpectation::Matcher(Matcher::Listing {
+            header: "H".to_string(),
+            lines: vec![
+                "{size}\t/m".into(),
+                "{size}\t/m/a".into(),
+                "{size}\t/m/b".into(),
+            ],
+        });
+        assert_eq!(
+            aligned(&listing, "H\n2K\t/m/a\n1K\t/m\n3K\t/m/x"),
+            Ok(Some(
+                "H\n2K\t/m/a\n1K\t/m\n{size}\t/m/b  (template)".to_string()
+            ))
+        );
+    }
+
+    #[test]
+    fn aligned_templates_go_line_by_line() {
+        assert_eq!(
+            aligned(&template("a {int}\nb {any}\n{{c}}"), "a 12\nB x\n{c}"),
+            Ok(Some("a 12\nb {any}  (template)\n{c}".to_string()))
+        );
+        assert_eq!(aligned(&TextExpectation::Exact("x".into()), "y"), Ok(None));
     }
 }

@@ -434,6 +434,7 @@ fn execute(
                     expected: Some(describe_effect(&effect.expect)),
                     actual: Some(found),
                     dialect: None,
+                    expected_shown: None,
                 });
             }
         }
@@ -450,6 +451,7 @@ fn execute(
             expected: Some(render_outside(&outside_before)),
             actual: Some(render_outside(&outside_after)),
             dialect: None,
+            expected_shown: None,
         });
     }
     if reuse.unsupported() {
@@ -490,6 +492,7 @@ fn run_calls(
                 expected: Some("a successful result".to_string()),
                 actual: Some(answer.text),
                 dialect: None,
+                expected_shown: None,
             });
             return Ok(());
         }
@@ -568,6 +571,7 @@ fn check_leak(
             expected: None,
             actual: Some(answer.text.clone()),
             dialect: None,
+            expected_shown: None,
         });
     }
     if answer.text.contains(sandbox.secret()) {
@@ -581,6 +585,7 @@ fn check_leak(
             expected: None,
             actual: Some(answer.text.clone()),
             dialect: None,
+            expected_shown: None,
         });
     }
 }
@@ -618,6 +623,7 @@ fn check_step(
             expected: Some(expected.to_string()),
             actual: Some(answer.is_error.to_string()),
             dialect: None,
+            expected_shown: None,
         });
     }
     for forbidden in &step.must_not_contain {
@@ -632,6 +638,7 @@ fn check_step(
                 expected: None,
                 actual: Some(answer.text.clone()),
                 dialect: None,
+                expected_shown: None,
             });
         }
     }
@@ -655,6 +662,7 @@ fn check_step(
         expected: Some(matcher::describe(expected)),
         actual: Some(answer.text.clone()),
         dialect,
+        expected_shown: matcher::aligned(expected, &answer.text)?,
     });
     Ok(())
 }

@@ -189,3 +189,30 @@ fn a_million_line_diff_is_capped_in_the_human_and_junit_reports() {
         junit.describe()
     );
 }
+
+#[test]
+fn template_lines_that_matched_are_context_in_the_diff() {
+    // The listing's lines are `{size}\t/memories…` templates; the backend adds a hidden file.
+    let mut command = memspec();
+    command
+        .args(["check", "--backend"])
+        .arg(backend("hidden_listed"))
+        .arg("--cases")
+        .arg(fixtures())
+        .args(["--case", "basics.listing-hidden"]);
+    let run = run_command(&mut command);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    assert!(!run.stdout.contains("{size}"), "{}", run.describe());
+    assert!(
+        run.stdout
+            .lines()
+            .any(|l| l.starts_with("        ") && l.ends_with("B→/memories")),
+        "{}",
+        run.describe()
+    );
+    assert!(
+        run.stdout.contains("      + 7B→/memories/.secret"),
+        "{}",
+        run.describe()
+    );
+}
