@@ -1,6 +1,6 @@
 //! `check`, `matrix`, `cases` and `spec`: the suite from the command line.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -8,7 +8,10 @@ use std::time::Duration;
 use clap::{Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::{Dirs, EXIT_BACKEND_BROKE, EXIT_INTERNAL, EXIT_NOT_CONFORMANT, EXIT_USAGE, fail};
+use super::{
+    Dirs, EXIT_BACKEND_BROKE, EXIT_INTERNAL, EXIT_NOT_CONFORMANT, EXIT_USAGE, fail, print_out, say,
+    say_raw, write_failed,
+};
 use memspec::backend::BackendSpec;
 use memspec::check::{self, CheckConfig, CheckError};
 use memspec::report::{self, Verdict, human};
@@ -219,12 +222,16 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
         Some(path) => std::fs::write(path, &text).map(|()| {
             // Keep the human summary on the terminal when the report goes to a file.
             let summary = human::render(&report, &loaded.spec, human::Detail::default());
-            eprint!("{summary}");
+            say_raw(&summary);
         }),
-        None => io::stdout().lock().write_all(text.as_bytes()),
+        None => print_out(&text),
     };
     if let Err(e) = written {
-        return fail(EXIT_INTERNAL, &format!("cannot write the report: {e}"));
+        let what = match &args.output {
+            Some(path) => format!("the report to {}", path.display()),
+            None => "the report".to_string(),
+        };
+        return write_failed(&what, &e);
     }
     if let Some(path) = &args.write_baseline {
         let baseline =
@@ -232,11 +239,11 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
         if let Err(e) = baseline.write(path) {
             return fail(EXIT_INTERNAL, &e);
         }
-        eprintln!(
-            "memspec: wrote {} accepted deviation(s) to {}",
+        say(&format!(
+            "wrote {} accepted deviation(s) to {}",
             baseline.accepted.len(),
             path.display()
-        );
+        ));
     }
     match report.verdict() {
         Verdict::Conformant => ExitCode::SUCCESS,
@@ -272,7 +279,7 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
     }
     let mut columns = Vec::new();
     for (name, backend) in named {
-        eprintln!("memspec: running the suite against {name}");
+        say(&format!("running the suite against {name}"));
         let config = CheckConfig {
             spec_dir: spec_dir.clone(),
             cases_dir: cases_dir.clone(),
@@ -308,11 +315,17 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
     };
     let written = match &args.output {
         Some(path) => std::fs::write(path, text),
-        None => io::stdout().lock().write_all(text.as_bytes()),
+        None => print_out(&text),
     };
     match written {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(EXIT_INTERNAL, &format!("cannot write the matrix: {e}")),
+        Err(e) => {
+            let what = match &args.output {
+                Some(path) => format!("the matrix to {}", path.display()),
+                None => "the matrix".to_string(),
+            };
+            write_failed(&what, &e)
+        }
     }
 }
 
@@ -343,19 +356,18 @@ pub(crate) fn cases(action: &CasesAction, dirs: &Dirs) -> ExitCode {
         Ok(linted) => linted,
         Err(e) => return fail(EXIT_USAGE, &e),
     };
-    let mut out = io::stdout().lock();
-    match action {
+    let mut text = String::new();
+    let code = match action {
         CasesAction::Lint => {
             for problem in &problems {
-                let _ = writeln!(out, "{problem}");
+                text.push_str(&format!("{problem}\n"));
             }
             let hostile = suite.cases.iter().filter(|c| c.case.hostile).count();
-            let _ = writeln!(
-                out,
-                "{} cases ({hostile} hostile), {} problem(s)",
+            text.push_str(&format!(
+                "{} cases ({hostile} hostile), {} problem(s)\n",
                 suite.cases.len(),
                 problems.len()
-            );
+            ));
             if problems.is_empty() {
                 ExitCode::SUCCESS
             } else {
@@ -364,17 +376,20 @@ pub(crate) fn cases(action: &CasesAction, dirs: &Dirs) -> ExitCode {
         }
         CasesAction::List => {
             for c in &suite.cases {
-                let _ = writeln!(
-                    out,
-                    "{:<50} {:<6} {:<12} {}",
+                text.push_str(&format!(
+                    "{:<50} {:<6} {:<12} {}\n",
                     c.case.id,
                     c.level.as_str(),
                     c.area,
                     c.case.title
-                );
+                ));
             }
             ExitCode::SUCCESS
         }
+    };
+    match print_out(&text) {
+        Ok(()) => code,
+        Err(e) => write_failed(&"the list", &e),
     }
 }
 
@@ -385,7 +400,9 @@ pub(crate) fn coverage(dirs: &Dirs) -> ExitCode {
         Err(e) => return fail(EXIT_USAGE, &e),
     };
     let rows = memspec::suite::coverage::coverage(&loaded.spec, &loaded.suite);
-    print!("{}", memspec::suite::coverage::render(&rows));
+    if let Err(e) = print_out(&memspec::suite::coverage::render(&rows)) {
+        return write_failed(&"the coverage", &e);
+    }
     if rows.iter().any(|r| r.cases.is_empty()) {
         ExitCode::from(EXIT_NOT_CONFORMANT)
     } else {

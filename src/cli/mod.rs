@@ -10,12 +10,15 @@
 //! - 2: usage error: bad arguments, invalid case/spec/baseline files, an empty selection
 //! - 3: the backend broke: it crashed, hung or spoke garbage in at least one case
 //! - 4: internal error of the harness (for example it could not write a file)
+//! - 141: stdout or stderr is a pipe whose reader went away (`memspec … | head -1`); the run
+//!   stops quietly, with the code a shell gives a process that SIGPIPE ended
 
 mod check;
 mod reference;
 mod replay;
 
-use std::io;
+use std::fmt::Display;
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -32,6 +35,11 @@ pub(crate) const EXIT_USAGE: u8 = 2;
 pub(crate) const EXIT_BACKEND_BROKE: u8 = 3;
 
 pub(crate) const EXIT_INTERNAL: u8 = 4;
+
+/// 128 + SIGPIPE. Rust ignores SIGPIPE, so a write to a closed pipe is an error rather than
+/// the signal a C tool would die of; exiting with the signal's code keeps `set -o pipefail`
+/// scripts seeing what they see for any other tool.
+pub(crate) const EXIT_CLOSED_PIPE: u8 = 141;
 
 /// Conformance harness for backends of Claude's memory tool (memory_20250818).
 #[derive(Debug, Parser)]
@@ -107,9 +115,39 @@ impl Dirs {
     }
 }
 
-pub(crate) fn fail(code: u8, error: &dyn std::fmt::Display) -> ExitCode {
-    eprintln!("memspec: {error}");
+/// Prints `memspec: {message}` on stderr. A failed write is ignored: stderr is where it would
+/// be reported, and a diagnostic nobody can read must not turn into a panic or another error.
+pub(crate) fn say(message: &dyn Display) {
+    let _ = writeln!(io::stderr().lock(), "memspec: {message}");
+}
+
+/// Prints `text` as is on stderr, ignoring a failed write (see [`say`]).
+pub(crate) fn say_raw(text: &str) {
+    let _ = io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// Prints `error` (see [`say`]) and exits with `code`.
+pub(crate) fn fail(code: u8, error: &dyn Display) -> ExitCode {
+    say(error);
     ExitCode::from(code)
+}
+
+/// Writes the command's output to stdout, flushed.
+pub(crate) fn print_out(text: &str) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
+}
+
+/// The exit for output that could not be written: quietly [`EXIT_CLOSED_PIPE`] when the reader
+/// of a pipe went away (it has read all it wanted, as `head` does), else an internal error that
+/// names `what` was being written.
+pub(crate) fn write_failed(what: &dyn Display, error: &io::Error) -> ExitCode {
+    if error.kind() == io::ErrorKind::BrokenPipe {
+        ExitCode::from(EXIT_CLOSED_PIPE)
+    } else {
+        fail(EXIT_INTERNAL, &format!("cannot write {what}: {error}"))
+    }
 }
 
 /// Parses the command line and runs the command; the exit code follows the table above.
@@ -122,6 +160,10 @@ pub fn run() -> ExitCode {
             let stdout = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
             match memspec::serve::serve(&memories, stdin, stdout) {
                 Ok(()) => ExitCode::SUCCESS,
+                // The harness went away: nothing is left to answer.
+                Err(memspec::serve::ServeError::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
+                    ExitCode::from(EXIT_CLOSED_PIPE)
+                }
                 Err(e) => fail(EXIT_INTERNAL, &e),
             }
         }

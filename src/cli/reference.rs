@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use super::{EXIT_INTERNAL, EXIT_NOT_CONFORMANT, EXIT_USAGE, fail};
+use super::{EXIT_INTERNAL, EXIT_NOT_CONFORMANT, EXIT_USAGE, fail, write_failed};
 
 pub(crate) fn call(input: &str, memories: &std::path::Path, json: bool) -> ExitCode {
     let value: serde_json::Value = match serde_json::from_str(input) {
@@ -25,7 +25,7 @@ pub(crate) fn call(input: &str, memories: &std::path::Path, json: bool) -> ExitC
             .and_then(|()| out.write_all(b"\n"))
     };
     if let Err(e) = written.and_then(|()| out.flush()) {
-        return fail(EXIT_INTERNAL, &e);
+        return write_failed(&"the result", &e);
     }
     if result.is_error {
         ExitCode::from(EXIT_NOT_CONFORMANT)

@@ -1,6 +1,6 @@
 //! `replay` and `record`: transcripts and golden sessions from the command line.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -8,7 +8,10 @@ use std::time::Duration;
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::{EXIT_BACKEND_BROKE, EXIT_INTERNAL, EXIT_NOT_CONFORMANT, EXIT_USAGE, fail};
+use super::{
+    EXIT_BACKEND_BROKE, EXIT_INTERNAL, EXIT_NOT_CONFORMANT, EXIT_USAGE, fail, print_out, say,
+    write_failed,
+};
 use memspec::backend::BackendSpec;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -119,12 +122,12 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
         return match memspec::tui::run(replayed, spec, options) {
             Ok(ended) => {
                 if let Some(summary) = ended.summary() {
-                    eprintln!("memspec: {summary}");
+                    say(&summary);
                 }
                 match ended.signal {
                     // The shell's convention for a process a signal ended.
                     Some(signal) => {
-                        eprintln!("memspec: stopped by signal {signal}");
+                        say(&format!("stopped by signal {signal}"));
                         ExitCode::from(128 + u8::try_from(signal).unwrap_or(0))
                     }
                     None => ExitCode::SUCCESS,
@@ -143,8 +146,8 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
         ),
         ReplayFormat::Json => report::json(&replayed),
     };
-    if let Err(e) = io::stdout().lock().write_all(text.as_bytes()) {
-        return fail(EXIT_INTERNAL, &format!("cannot write the report: {e}"));
+    if let Err(e) = print_out(&text) {
+        return write_failed(&"the report", &e);
     }
     match replayed.conclusion() {
         Conclusion::Same => ExitCode::SUCCESS,
@@ -179,12 +182,12 @@ pub(crate) fn record(args: &RecordArgs) -> ExitCode {
     if let Err(e) = memspec::transcript::session::write(&args.output, &session) {
         return fail(EXIT_INTERNAL, &e);
     }
-    eprintln!(
-        "memspec: recorded {} call(s) from {} to {}",
+    say(&format!(
+        "recorded {} call(s) from {} to {}",
         session.steps.len(),
         session.header.backend,
         args.output.display()
-    );
+    ));
     ExitCode::SUCCESS
 }
 

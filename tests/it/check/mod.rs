@@ -6,6 +6,7 @@
 //! `MEMSPEC_BIN` variable that every run here sets.
 
 mod broken;
+mod cli;
 mod mechanics;
 mod reports;
 

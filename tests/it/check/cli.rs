@@ -1,0 +1,112 @@
+//! The command line around the runner: closed pipes.
+
+use std::process::Stdio;
+
+use super::{fixtures, memspec, run};
+
+/// Runs `memspec args` with stdout and stderr on a pipe whose read end is closed before the
+/// process starts, so every write it makes fails (as under `memspec … 2>&1 | head -0`), and
+/// returns its exit code.
+fn run_into_closed_pipe(args: &[&str]) -> i32 {
+    let (reader, writer) = std::io::pipe().expect("make a pipe");
+    drop(reader);
+    let status = memspec()
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(writer.try_clone().expect("clone the pipe"))
+        .stderr(writer)
+        .status()
+        .expect("run memspec");
+    // A panic would be 101; a signal would be no code at all.
+    status.code().unwrap_or(-1)
+}
+
+#[test]
+fn a_closed_pipe_ends_every_command_quietly_with_141() {
+    let memories = tempfile::tempdir().expect("tempdir");
+    let memories_arg = memories.path().to_string_lossy().into_owned();
+    let report = tempfile::tempdir().expect("tempdir");
+    let report_path = report.path().join("report.xml");
+    let report_arg = report_path.to_string_lossy().into_owned();
+    let cases = fixtures();
+    let cases_arg = cases.to_string_lossy().into_owned();
+    let transcript = super::root().join("tests/fixtures/transcripts/inputs.jsonl");
+    let transcript_arg = transcript.to_string_lossy().into_owned();
+    let commands: Vec<(Vec<&str>, i32)> = vec![
+        // The report goes to stdout.
+        (vec!["check", "--backend", "false", "--area", "create"], 141),
+        (
+            vec!["check", "--cases", &cases_arg, "--format", "json"],
+            141,
+        ),
+        // The report goes to a file; the summary to the closed stderr is dropped.
+        (
+            vec![
+                "check",
+                "--cases",
+                &cases_arg,
+                "--format",
+                "junit",
+                "-o",
+                &report_arg,
+            ],
+            0,
+        ),
+        // A diagnostic only, on the closed stderr.
+        (vec!["check", "--timeout", "-1"], 2),
+        (vec!["cases", "list"], 141),
+        (vec!["cases", "lint"], 141),
+        (vec!["spec", "coverage"], 141),
+        (
+            vec![
+                "call",
+                r#"{"command":"view","path":"/memories"}"#,
+                "--memories",
+                &memories_arg,
+            ],
+            141,
+        ),
+        (
+            vec!["matrix", "--backend", "x=false", "--cases", &cases_arg],
+            141,
+        ),
+        (vec!["replay", &transcript_arg, "--report"], 141),
+    ];
+    for (args, expected) in &commands {
+        assert_eq!(
+            run_into_closed_pipe(args),
+            *expected,
+            "memspec {}",
+            args.join(" ")
+        );
+    }
+}
+
+#[test]
+fn serve_ends_quietly_when_the_harness_closes_its_pipe() {
+    let memories = tempfile::tempdir().expect("tempdir");
+    let (reader, writer) = std::io::pipe().expect("make a pipe");
+    drop(reader);
+    let mut child = memspec()
+        .arg("serve")
+        .arg(memories.path())
+        .stdin(Stdio::piped())
+        .stdout(writer.try_clone().expect("clone the pipe"))
+        .stderr(writer)
+        .spawn()
+        .expect("run memspec serve");
+    if let Some(mut stdin) = child.stdin.take() {
+        use std::io::Write;
+        let _ = stdin.write_all(b"{\"id\":1,\"control\":\"hello\"}\n");
+    }
+    let status = child.wait().expect("wait for memspec serve");
+    assert_eq!(status.code(), Some(141));
+}
+
+#[test]
+fn the_output_is_whole_when_nobody_closes_the_pipe() {
+    // The counterpart of the tests above: the same command, read to the end, exits normally.
+    let listed = run(&["cases", "list"]);
+    assert_eq!(listed.code, 0, "{}", listed.describe());
+    assert!(listed.stderr.is_empty(), "{}", listed.describe());
+}
