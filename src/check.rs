@@ -1,5 +1,6 @@
 //! `memspec check`: load the spec and the suite, select, run, apply a baseline, report.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -43,14 +44,94 @@ pub enum CheckError {
     /// The run stopped early: the backend never started.
     #[error(transparent)]
     Run(#[from] RunError),
+    /// A `--area`, `--rule` or `--case` value names nothing in the suite.
+    #[error(transparent)]
+    Selection(#[from] SelectionError),
     /// The selection matched no case: never a pass.
     #[error(
-        "the selection matched no case out of {total}; check --case, --area, --rule and --level"
+        "the selection matched no case out of {total}: no case meets --case, --area, --rule, --level and --hostile together"
     )]
     EmptySelection {
         /// Cases in the suite.
         total: usize,
     },
+}
+
+/// A selection value that names nothing, so the selection could never be what was meant.
+#[derive(Debug, thiserror::Error)]
+pub enum SelectionError {
+    /// No case has this area.
+    #[error("unknown area {area:?}; known areas: {}", .known.join(", "))]
+    UnknownArea {
+        /// The value given.
+        area: String,
+        /// The areas of the suite.
+        known: Vec<String>,
+    },
+    /// No case names this rule.
+    #[error("unknown rule {rule:?}; {}", rule_hint(.similar, *.total))]
+    UnknownRule {
+        /// The value given.
+        rule: String,
+        /// The rules checked by the suite that share its first segment (`create.` …).
+        similar: Vec<String>,
+        /// How many rules the suite checks.
+        total: usize,
+    },
+    /// No case id matches this pattern.
+    #[error("--case {pattern:?} matches no case id; `memspec cases list` lists them")]
+    NoCaseId {
+        /// The pattern given.
+        pattern: String,
+    },
+}
+
+fn rule_hint(similar: &[String], total: usize) -> String {
+    if similar.is_empty() {
+        format!("`memspec spec coverage` lists the {total} rule ids")
+    } else {
+        format!("rules with that prefix: {}", similar.join(", "))
+    }
+}
+
+/// Refuses a selection value that matches no case on its own: a typo in `--area` or `--rule`
+/// should name the known values, not report an empty selection.
+fn validate(selection: &Selection, suite: &Suite) -> Result<(), SelectionError> {
+    let areas: BTreeSet<&str> = suite.cases.iter().map(|c| c.area.as_str()).collect();
+    if let Some(area) = selection.areas.iter().find(|a| !areas.contains(a.as_str())) {
+        return Err(SelectionError::UnknownArea {
+            area: area.clone(),
+            known: areas.iter().map(|a| (*a).to_string()).collect(),
+        });
+    }
+    let rules: BTreeSet<&str> = suite
+        .cases
+        .iter()
+        .flat_map(|c| c.case.rules.iter().map(String::as_str))
+        .collect();
+    if let Some(rule) = selection.rules.iter().find(|r| !rules.contains(r.as_str())) {
+        let prefix = rule.split('.').next().unwrap_or_default();
+        let similar = rules
+            .iter()
+            .filter(|r| r.split('.').next() == Some(prefix))
+            .map(|r| (*r).to_string())
+            .collect();
+        return Err(SelectionError::UnknownRule {
+            rule: rule.clone(),
+            similar,
+            total: rules.len(),
+        });
+    }
+    if let Some(pattern) = selection
+        .ids
+        .iter()
+        .find(|p| !suite.cases.iter().any(|c| runner::glob(p, &c.case.id)))
+    {
+        return Err(SelectionError::NoCaseId {
+            pattern: pattern.clone(),
+        });
+    }
+    Ok(())
 }
 
 /// The loaded spec and suite.
@@ -81,6 +162,7 @@ pub fn check(
     progress: &(dyn Fn(&CaseResult) + Sync),
 ) -> Result<Report, CheckError> {
     let baseline = config.baseline.as_deref().map(Baseline::read).transpose()?;
+    validate(&config.selection, &loaded.suite)?;
     let selected = config.selection.apply(&loaded.suite);
     if selected.is_empty() {
         return Err(CheckError::EmptySelection {

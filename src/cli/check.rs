@@ -192,6 +192,7 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
         Ok(report) => report,
         Err(
             e @ (CheckError::EmptySelection { .. }
+            | CheckError::Selection(_)
             | CheckError::Baseline(_)
             | CheckError::Spec(_)
             | CheckError::Suite(_)),

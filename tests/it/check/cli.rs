@@ -1,4 +1,4 @@
-//! The command line around the runner: closed pipes.
+//! The command line around the runner: closed pipes and selection values.
 
 use std::process::Stdio;
 
@@ -109,4 +109,60 @@ fn the_output_is_whole_when_nobody_closes_the_pipe() {
     let listed = run(&["cases", "list"]);
     assert_eq!(listed.code, 0, "{}", listed.describe());
     assert!(listed.stderr.is_empty(), "{}", listed.describe());
+}
+
+#[test]
+fn an_unknown_area_is_a_usage_error_naming_the_known_areas() {
+    let run = run(&["check", "--area", "nosuch"]);
+    assert_eq!(run.code, 2, "{}", run.describe());
+    assert!(
+        run.stderr
+            .contains(r#"unknown area "nosuch"; known areas: create, delete, encoding,"#),
+        "{}",
+        run.describe()
+    );
+    assert!(run.stdout.is_empty(), "{}", run.describe());
+    let matrix = super::run(&["matrix", "--backend", "x=false", "--area", "nosuch"]);
+    assert_eq!(matrix.code, 2, "{}", matrix.describe());
+    assert!(
+        matrix.stderr.contains("unknown area"),
+        "{}",
+        matrix.describe()
+    );
+}
+
+#[test]
+fn an_unknown_rule_is_a_usage_error_with_a_hint() {
+    let bogus = run(&["check", "--rule", "bogus.rule"]);
+    assert_eq!(bogus.code, 2, "{}", bogus.describe());
+    assert!(
+        bogus
+            .stderr
+            .contains(r#"unknown rule "bogus.rule"; `memspec spec coverage` lists the"#),
+        "{}",
+        bogus.describe()
+    );
+    // A typo in a known family names its members.
+    let typo = run(&["check", "--rule", "create.no-overwrit"]);
+    assert_eq!(typo.code, 2, "{}", typo.describe());
+    assert!(
+        typo.stderr.contains("rules with that prefix:")
+            && typo.stderr.contains("create.no-overwrite"),
+        "{}",
+        typo.describe()
+    );
+}
+
+#[test]
+fn a_case_pattern_matching_no_id_is_a_usage_error() {
+    let cases = fixtures();
+    let run = super::check(None, Some(&cases), &["no-such-case.*"], &[]);
+    assert_eq!(run.code, 2, "{}", run.describe());
+    assert!(
+        run.stderr.contains(
+            r#"--case "no-such-case.*" matches no case id; `memspec cases list` lists them"#
+        ),
+        "{}",
+        run.describe()
+    );
 }
