@@ -9,8 +9,8 @@ use clap::{Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{
-    Dirs, EXIT_BACKEND_BROKE, EXIT_INTERNAL, EXIT_NOT_CONFORMANT, EXIT_USAGE, fail, print_out, say,
-    say_raw, write_failed,
+    Dirs, EXIT_BACKEND_BROKE, EXIT_INTERNAL, EXIT_NOT_CONFORMANT, EXIT_USAGE, check_output_path,
+    fail, print_out, say, say_raw, write_failed,
 };
 use memspec::backend::BackendSpec;
 use memspec::check::{self, CheckConfig, CheckError};
@@ -148,6 +148,16 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
             &"--startup-timeout must be a number of seconds, 0 or more",
         );
     };
+    for (flag, path) in [
+        ("--output", &args.output),
+        ("--write-baseline", &args.write_baseline),
+    ] {
+        if let Some(path) = path
+            && let Err(code) = check_output_path(flag, path)
+        {
+            return code;
+        }
+    }
     let defaults = RunOptions::default();
     let config = CheckConfig {
         spec_dir,
@@ -265,6 +275,11 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
             &"--timeout must be a positive number of seconds",
         );
     };
+    if let Some(path) = &args.output
+        && let Err(code) = check_output_path("--output", path)
+    {
+        return code;
+    }
     let mut named = vec![("reference".to_string(), BackendSpec::Reference)];
     for arg in &args.backends {
         let Some((name, command)) = arg

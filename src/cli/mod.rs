@@ -7,9 +7,12 @@
 //! - 0: success; the backend is conformant
 //! - 1: not conformant (a MUST case failed, a SHOULD one with `--strict`, or the baseline does
 //!   not match the run); for `call`, the tool result was an error
-//! - 2: usage error: bad arguments, invalid case/spec/baseline files, an empty selection
+//! - 2: usage error: bad arguments (including a selection value that names nothing and an
+//!   output path whose folder does not exist), invalid case/spec/baseline files, an empty
+//!   selection
 //! - 3: the backend broke: it crashed, hung or spoke garbage in at least one case
-//! - 4: internal error of the harness (for example it could not write a file)
+//! - 4: internal error of the harness (for example it could not write a file once the run was
+//!   over)
 //! - 141: stdout or stderr is a pipe whose reader went away (`memspec … | head -1`); the run
 //!   stops quietly, with the code a shell gives a process that SIGPIPE ended
 
@@ -19,7 +22,7 @@ mod replay;
 
 use std::fmt::Display;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -130,6 +133,27 @@ pub(crate) fn say_raw(text: &str) {
 pub(crate) fn fail(code: u8, error: &dyn Display) -> ExitCode {
     say(error);
     ExitCode::from(code)
+}
+
+/// Refuses, before any work, an output path whose folder does not exist: a mistyped `-o` is a
+/// usage error (exit 2) found before a run of minutes, not a write failure after it (exit 4).
+pub(crate) fn check_output_path(flag: &str, path: &Path) -> Result<(), ExitCode> {
+    let folder = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    if folder.is_dir() {
+        Ok(())
+    } else {
+        Err(fail(
+            EXIT_USAGE,
+            &format!(
+                "{flag} {}: the folder {} does not exist; create it or write elsewhere",
+                path.display(),
+                folder.display()
+            ),
+        ))
+    }
 }
 
 /// Writes the command's output to stdout, flushed.

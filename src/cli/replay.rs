@@ -164,6 +164,9 @@ pub(crate) fn record(args: &RecordArgs) -> ExitCode {
             &"--timeout must be a positive number of seconds",
         );
     };
+    if let Err(code) = super::check_output_path("--output", &args.output) {
+        return code;
+    }
     let format = args.transcript_format;
     let transcript = match memspec::transcript::read(&args.inputs, format) {
         Ok(transcript) => transcript,

@@ -1,4 +1,4 @@
-//! The command line around the runner: closed pipes and selection values.
+//! The command line around the runner: closed pipes, selection values and output paths.
 
 use std::process::Stdio;
 
@@ -162,6 +162,48 @@ fn a_case_pattern_matching_no_id_is_a_usage_error() {
         run.stderr.contains(
             r#"--case "no-such-case.*" matches no case id; `memspec cases list` lists them"#
         ),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn an_output_path_in_a_missing_folder_is_a_usage_error_named_before_the_run() {
+    for flag in ["-o", "--write-baseline"] {
+        let run = run(&["check", "--format", "junit", flag, "/nonexistent/dir/x.xml"]);
+        assert_eq!(run.code, 2, "{}", run.describe());
+        assert!(
+            run.stderr
+                .contains("/nonexistent/dir/x.xml: the folder /nonexistent/dir does not exist"),
+            "{}",
+            run.describe()
+        );
+        assert!(run.stdout.is_empty(), "{}", run.describe());
+    }
+}
+
+#[test]
+fn a_report_that_cannot_be_written_names_its_path() {
+    // The folder exists, so the run goes ahead; the write itself fails (a folder is in the way).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let target = dir.path().join("report.xml");
+    std::fs::create_dir(&target).expect("make the obstacle");
+    let target_arg = target.to_string_lossy().into_owned();
+    let cases = fixtures();
+    let cases_arg = cases.to_string_lossy().into_owned();
+    let run = run(&[
+        "check",
+        "--cases",
+        &cases_arg,
+        "--format",
+        "junit",
+        "-o",
+        &target_arg,
+    ]);
+    assert_eq!(run.code, 4, "{}", run.describe());
+    assert!(
+        run.stderr
+            .contains(&format!("cannot write the report to {target_arg}: ")),
         "{}",
         run.describe()
     );
