@@ -45,7 +45,7 @@ fn main() {
         started.elapsed()
     );
 
-    let spec = memspec::spec::Spec::load(&memspec::spec::default_root().join("spec")).ok();
+    let spec = memspec::spec::Spec::builtin().ok();
     let opened = Instant::now();
     let transcript = memspec::transcript::read(&path, None).unwrap_or_else(|e| fail(&e));
     let open = opened.elapsed();

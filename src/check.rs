@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::backend::BackendSpec;
+use crate::builtin::Source;
 use crate::report::Report;
 use crate::spec::{Spec, SpecError};
 use crate::suite::baseline::{Baseline, BaselineError};
@@ -15,10 +16,6 @@ use crate::suite::runner::{self, RunError, RunOptions, Selection};
 /// Everything `check` needs.
 #[derive(Debug, Clone)]
 pub struct CheckConfig {
-    /// Folder holding `rules.json` and `decisions.json`.
-    pub spec_dir: PathBuf,
-    /// Folder holding the case files.
-    pub cases_dir: PathBuf,
     /// The backend under test.
     pub backend: BackendSpec,
     /// Which cases.
@@ -144,9 +141,9 @@ pub struct Loaded {
 }
 
 /// Loads the spec and the suite.
-pub fn load(spec_dir: &std::path::Path, cases_dir: &std::path::Path) -> Result<Loaded, CheckError> {
-    let spec = Spec::load(spec_dir)?;
-    let suite = load::load(cases_dir, &spec)?;
+pub fn load(spec: &Source, cases: &Source) -> Result<Loaded, CheckError> {
+    let spec = Spec::load_from(spec)?;
+    let suite = load::load_from(cases, &spec)?;
     Ok(Loaded { spec, suite })
 }
 

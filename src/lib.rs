@@ -3,6 +3,7 @@
 //! - [`reference`]: the reference backend, the spec made executable and impossible to escape.
 //! - [`protocol`]: the tool input model and results.
 //! - [`diff`]: whitespace-visible diffs shared by reports and the TUI.
+//! - [`builtin`]: the spec and the suite compiled into the binary.
 //! - [`check`]: `memspec check` from configuration to report.
 //! - [`backend`]: backends under test and protocol v1 (JSON Lines over stdio).
 //! - [`replay`]: replaying a transcript against a backend and the reference, verdict per step.
@@ -14,6 +15,7 @@
 //! - [`tui`]: the replay TUI.
 
 pub mod backend;
+pub mod builtin;
 pub mod check;
 pub mod diff;
 pub mod protocol;

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::builtin::{self, Source};
 use crate::suite::case::Level;
 
 /// A rule: a sentence of the spec (MUST / SHOULD) or a decision of the reference (INFO).
@@ -92,8 +93,34 @@ fn info() -> Level {
 impl Spec {
     /// Loads `rules.json` and `decisions.json` from `dir`.
     pub fn load(dir: &Path) -> Result<Spec, SpecError> {
-        let rules: RulesFile = read_json(&dir.join("rules.json"))?;
-        let decisions: DecisionsFile = read_json(&dir.join("decisions.json"))?;
+        let rules = dir.join("rules.json");
+        let decisions = dir.join("decisions.json");
+        Spec::parse((&rules, &read(&rules)?), (&decisions, &read(&decisions)?))
+    }
+
+    /// The spec compiled into this binary ([`crate::builtin`]).
+    pub fn builtin() -> Result<Spec, SpecError> {
+        Spec::parse(
+            (Path::new("built-in spec/rules.json"), builtin::RULES),
+            (
+                Path::new("built-in spec/decisions.json"),
+                builtin::DECISIONS,
+            ),
+        )
+    }
+
+    /// Loads the spec from `source`.
+    pub fn load_from(source: &Source) -> Result<Spec, SpecError> {
+        match source {
+            Source::Builtin => Spec::builtin(),
+            Source::Dir(dir) => Spec::load(dir),
+        }
+    }
+
+    /// Parses the texts of `rules.json` and `decisions.json`, each with the path named in errors.
+    fn parse(rules: (&Path, &str), decisions: (&Path, &str)) -> Result<Spec, SpecError> {
+        let rules: RulesFile = parse_json(rules.0, rules.1)?;
+        let decisions: DecisionsFile = parse_json(decisions.0, decisions.1)?;
         let mut spec = Spec::default();
         for raw in rules.rules {
             spec.insert(Rule {
@@ -135,24 +162,16 @@ impl Spec {
     }
 }
 
-fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, SpecError> {
-    let text = std::fs::read_to_string(path).map_err(|source| SpecError::Read {
+fn read(path: &Path) -> Result<String, SpecError> {
+    std::fs::read_to_string(path).map_err(|source| SpecError::Read {
         path: path.to_path_buf(),
         source,
-    })?;
-    serde_json::from_str(&text).map_err(|e| SpecError::Parse {
-        path: path.to_path_buf(),
-        message: e.to_string(),
     })
 }
 
-/// The folder holding `spec/` and `cases/`: the current folder when it has both, else the
-/// source tree this binary was built from.
-pub fn default_root() -> PathBuf {
-    let here = PathBuf::from(".");
-    if here.join("spec/rules.json").is_file() && here.join("cases").is_dir() {
-        here
-    } else {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-    }
+fn parse_json<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, SpecError> {
+    serde_json::from_str(text).map_err(|e| SpecError::Parse {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
 }

@@ -131,7 +131,7 @@ pub(crate) struct CheckArgs {
 }
 
 pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
-    let (spec_dir, cases_dir) = args.dirs.resolve();
+    let (spec_source, cases_source) = args.dirs.resolve();
     let backend = match &args.backend {
         None => BackendSpec::Reference,
         Some(template) => BackendSpec::command(template, args.not_on_folder.then_some(false)),
@@ -160,8 +160,6 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
     }
     let defaults = RunOptions::default();
     let config = CheckConfig {
-        spec_dir,
-        cases_dir,
         backend,
         selection: Selection {
             ids: args.cases_selected.clone(),
@@ -178,7 +176,7 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
         },
         baseline: args.baseline.clone(),
     };
-    let loaded = match check::load(&config.spec_dir, &config.cases_dir) {
+    let loaded = match check::load(&spec_source, &cases_source) {
         Ok(loaded) => loaded,
         Err(e) => return fail(EXIT_USAGE, &e),
     };
@@ -264,8 +262,8 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
 }
 
 pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
-    let (spec_dir, cases_dir) = args.dirs.resolve();
-    let loaded = match check::load(&spec_dir, &cases_dir) {
+    let (spec_source, cases_source) = args.dirs.resolve();
+    let loaded = match check::load(&spec_source, &cases_source) {
         Ok(loaded) => loaded,
         Err(e) => return fail(EXIT_USAGE, &e),
     };
@@ -297,8 +295,6 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
     for (name, backend) in named {
         say(&format!("running the suite against {name}"));
         let config = CheckConfig {
-            spec_dir: spec_dir.clone(),
-            cases_dir: cases_dir.clone(),
             backend,
             selection: Selection {
                 ids: args.cases_selected.clone(),
@@ -363,12 +359,12 @@ pub(crate) fn repro_args(args: &CheckArgs) -> Vec<String> {
 }
 
 pub(crate) fn cases(action: &CasesAction, dirs: &Dirs) -> ExitCode {
-    let (spec_dir, cases_dir) = dirs.resolve();
-    let spec = match memspec::spec::Spec::load(&spec_dir) {
+    let (spec_source, cases_source) = dirs.resolve();
+    let spec = match memspec::spec::Spec::load_from(&spec_source) {
         Ok(spec) => spec,
         Err(e) => return fail(EXIT_USAGE, &e),
     };
-    let (suite, problems) = match memspec::suite::load::lint(&cases_dir, &spec) {
+    let (suite, problems) = match memspec::suite::load::lint_from(&cases_source, &spec) {
         Ok(linted) => linted,
         Err(e) => return fail(EXIT_USAGE, &e),
     };
@@ -410,8 +406,8 @@ pub(crate) fn cases(action: &CasesAction, dirs: &Dirs) -> ExitCode {
 }
 
 pub(crate) fn coverage(dirs: &Dirs) -> ExitCode {
-    let (spec_dir, cases_dir) = dirs.resolve();
-    let loaded = match check::load(&spec_dir, &cases_dir) {
+    let (spec_source, cases_source) = dirs.resolve();
+    let loaded = match check::load(&spec_source, &cases_source) {
         Ok(loaded) => loaded,
         Err(e) => return fail(EXIT_USAGE, &e),
     };

@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use memspec::builtin::Source;
 
 use check::{CasesAction, CheckArgs, MatrixArgs, SpecAction, cases, coverage, matrix, run_check};
 use reference::call;
@@ -100,20 +101,21 @@ pub(crate) enum Command {
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Dirs {
-    /// Folder of case files [default: ./cases, else the source tree's]
+    /// Folder of case files [default: ./cases in a memspec clone, else the built-in suite]
     #[arg(long, global = true)]
     pub(crate) cases: Option<PathBuf>,
-    /// Folder of spec files [default: ./spec, else the source tree's]
+    /// Folder of spec files [default: ./spec in a memspec clone, else the built-in spec]
     #[arg(long, global = true)]
     pub(crate) spec: Option<PathBuf>,
 }
 
 impl Dirs {
-    fn resolve(&self) -> (PathBuf, PathBuf) {
-        let root = memspec::spec::default_root();
+    /// Where the spec and the suite come from: the folders given, else the defaults.
+    fn resolve(&self) -> (Source, Source) {
+        let (spec, cases) = memspec::builtin::default_sources();
         (
-            self.spec.clone().unwrap_or_else(|| root.join("spec")),
-            self.cases.clone().unwrap_or_else(|| root.join("cases")),
+            self.spec.clone().map_or(spec, Source::Dir),
+            self.cases.clone().map_or(cases, Source::Dir),
         )
     }
 }

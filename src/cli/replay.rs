@@ -94,7 +94,7 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
         Err(e) => return fail(EXIT_USAGE, &e),
     };
     // Rule sentences are a help, not a need: a replay runs without spec/.
-    let spec = memspec::spec::Spec::load(&memspec::spec::default_root().join("spec")).ok();
+    let spec = memspec::spec::Spec::load_from(&memspec::builtin::default_sources().0).ok();
     let options = ReplayOptions {
         backend: args
             .backend

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::case::{Case, CaseFile, Level, Matcher, TextExpectation};
 use super::matcher;
+use crate::builtin::{self, Source};
 use crate::spec::Spec;
 
 /// A case with where it came from and its effective level.
@@ -52,7 +53,9 @@ impl fmt::Display for LintProblem {
 #[derive(Debug, thiserror::Error)]
 pub enum SuiteError {
     /// The cases folder could not be read.
-    #[error("cannot read the cases folder {path}: {source}")]
+    #[error(
+        "cannot read the cases folder {path}: {source}; pass --cases with a folder of case files, or leave it out for the built-in suite"
+    )]
     Read {
         /// The folder or file.
         path: PathBuf,
@@ -89,16 +92,14 @@ pub fn lint(dir: &Path, spec: &Spec) -> Result<(Suite, Vec<LintProblem>), SuiteE
         path: dir.to_path_buf(),
         source,
     };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(read_err)?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|ext| ext == "json"))
         .collect();
-    files.sort();
-    let mut suite = Suite::default();
-    let mut problems = Vec::new();
-    let mut seen: BTreeMap<String, String> = BTreeMap::new();
-    for path in files {
+    paths.sort();
+    let mut files = Vec::with_capacity(paths.len());
+    for path in paths {
         let file = path
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
@@ -106,7 +107,43 @@ pub fn lint(dir: &Path, spec: &Spec) -> Result<(Suite, Vec<LintProblem>), SuiteE
             path: path.clone(),
             source,
         })?;
-        let parsed: CaseFile = match serde_json::from_str(&text) {
+        files.push((file, text));
+    }
+    Ok(lint_files(&files, spec))
+}
+
+/// Loads the suite from `source`, refusing it if any problem is found.
+pub fn load_from(source: &Source, spec: &Spec) -> Result<Suite, SuiteError> {
+    let (suite, problems) = lint_from(source, spec)?;
+    if problems.is_empty() {
+        Ok(suite)
+    } else {
+        Err(SuiteError::Invalid(problems))
+    }
+}
+
+/// Lints the suite from `source` (see [`lint`]).
+pub fn lint_from(source: &Source, spec: &Spec) -> Result<(Suite, Vec<LintProblem>), SuiteError> {
+    match source {
+        Source::Builtin => {
+            let files: Vec<(String, String)> = builtin::CASES
+                .iter()
+                .map(|(name, text)| ((*name).to_string(), (*text).to_string()))
+                .collect();
+            Ok(lint_files(&files, spec))
+        }
+        Source::Dir(dir) => lint(dir, spec),
+    }
+}
+
+/// Lints case files given as (file name, text), in the order given.
+pub fn lint_files(files: &[(String, String)], spec: &Spec) -> (Suite, Vec<LintProblem>) {
+    let mut suite = Suite::default();
+    let mut problems = Vec::new();
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    for (file, text) in files {
+        let file = file.clone();
+        let parsed: CaseFile = match serde_json::from_str(text) {
             Ok(parsed) => parsed,
             Err(e) => {
                 problems.push(LintProblem {
@@ -155,7 +192,7 @@ pub fn lint(dir: &Path, spec: &Spec) -> Result<(Suite, Vec<LintProblem>), SuiteE
             });
         }
     }
-    Ok((suite, problems))
+    (suite, problems)
 }
 
 fn check_case(case: &Case, area: &str, spec: &Spec) -> Vec<String> {

@@ -50,6 +50,32 @@ fn the_suite_is_large_and_hostile_enough() {
     }
 }
 
+#[test]
+fn the_built_in_suite_is_every_case_file_of_the_repository() {
+    // `builtin::CASES` is a hand-kept list of include_str!s: a new file must be added to it.
+    let mut on_disk: Vec<String> = std::fs::read_dir(repo().join("cases"))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .filter_map(|entry| entry.ok())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".json"))
+        .collect();
+    on_disk.sort();
+    let built_in: Vec<&str> = memspec::builtin::CASES
+        .iter()
+        .map(|(name, _)| *name)
+        .collect();
+    assert_eq!(built_in, on_disk, "update src/builtin.rs");
+    let spec = Spec::builtin().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(spec.rules().count(), self::spec().rules().count());
+    let source = memspec::builtin::Source::Builtin;
+    let built_in = load::load_from(&source, &spec).unwrap_or_else(|e| panic!("{e}"));
+    let from_disk = load::load(&repo().join("cases"), &spec).unwrap_or_else(|e| panic!("{e}"));
+    let ids = |suite: &load::Suite| -> Vec<String> {
+        suite.cases.iter().map(|c| c.case.id.clone()).collect()
+    };
+    assert_eq!(ids(&built_in), ids(&from_disk));
+}
+
 /// Lints one case file written into a scratch folder.
 fn lint_one(file: &str) -> Vec<LintProblem> {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));

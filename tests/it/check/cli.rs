@@ -53,7 +53,7 @@ fn a_closed_pipe_ends_every_command_quietly_with_141() {
             0,
         ),
         // A diagnostic only, on the closed stderr.
-        (vec!["check", "--timeout", "-1"], 2),
+        (vec!["check", "--area", "nosuch"], 2),
         (vec!["cases", "list"], 141),
         (vec!["cases", "lint"], 141),
         (vec!["spec", "coverage"], 141),
@@ -206,5 +206,59 @@ fn a_report_that_cannot_be_written_names_its_path() {
             .contains(&format!("cannot write the report to {target_arg}: ")),
         "{}",
         run.describe()
+    );
+}
+
+#[test]
+fn outside_a_clone_the_built_in_suite_runs_and_folders_override_it() {
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    let listed = super::run_command(
+        memspec()
+            .current_dir(elsewhere.path())
+            .args(["cases", "list"]),
+    );
+    assert_eq!(listed.code, 0, "{}", listed.describe());
+    assert!(
+        listed.stdout.lines().count() >= 250,
+        "{}",
+        listed.describe()
+    );
+    let checked = super::run_command(
+        memspec()
+            .current_dir(elsewhere.path())
+            .args(["check", "--area", "create", "--format", "json"]),
+    );
+    assert_eq!(checked.code, 0, "{}", checked.describe());
+    let cases = fixtures();
+    let fixture_only = super::run_command(
+        memspec()
+            .current_dir(elsewhere.path())
+            .arg("cases")
+            .arg("list")
+            .arg("--cases")
+            .arg(&cases),
+    );
+    assert_eq!(fixture_only.code, 0, "{}", fixture_only.describe());
+    assert!(
+        fixture_only.stdout.lines().count() < 20,
+        "{}",
+        fixture_only.describe()
+    );
+    let missing = super::run_command(memspec().current_dir(elsewhere.path()).args([
+        "cases",
+        "list",
+        "--cases",
+        "no-such-folder",
+    ]));
+    assert_eq!(missing.code, 2, "{}", missing.describe());
+    assert!(
+        missing
+            .stderr
+            .contains("cannot read the cases folder no-such-folder")
+            && missing
+                .stderr
+                .contains("leave it out for the built-in suite"),
+        "{}",
+        missing.describe()
     );
 }
