@@ -2,8 +2,8 @@
 //!
 //! Memory tool outputs differ by a tab against spaces, a trailing space, a `\r` or a missing
 //! final newline far more often than by words, so every such character gets a visible glyph:
-//! `→` for a tab, `·` for a trailing space, `␍` for a carriage return, and a closing `⏎̸` line
-//! when the text does not end with a newline where the other one does.
+//! `→` for a tab, `·` for a trailing space, `␍` for a carriage return, and a closing
+//! `∅ no newline at end` line when the text does not end with a newline where the other one does.
 
 use similar::{ChangeTag, DiffOp, TextDiff};
 
