@@ -10,8 +10,9 @@
 Each configuration gets a fresh temporary base folder (with memories/ inside), receives the same
 short session (hello, view root, create, view file, create again, str_replace, a malformed input,
 an unknown command, reset, view after reset) and its replies are printed. Built-in configurations
-also carry a few expectations taken from shared/research/sdk-backends.md; a miss is reported and
-makes the exit status 1. Python configurations use .ci/.venv/bin/python when it exists
+also carry a few expectations: what the SDK helpers answer, as recorded in baselines/ and in the
+python_sdk/typescript_sdk fields of spec/decisions.json; a miss is reported and makes the exit
+status 1. Python configurations use .ci/.venv/bin/python when it exists
 (run .ci/install-sdks first).
 """
 
