@@ -6,6 +6,12 @@
 //   node adapters/node/memspec-adapter.mjs adapters/node/examples/map-backend.mjs:handlers --base {base}
 //   node adapters/node/memspec-adapter.mjs adapters/node/examples/map-backend.mjs:makeTool --base {base}
 //
+// It keeps its memories in a Map, not in the folder memspec gives it, so run the suite with
+// `--not-on-folder`, and through `:makeTool`, the one shape the adapter can rebuild on `reset`
+// (adapters/node/README.md, "Example", has the measured counts and what still fails):
+//
+//   memspec check --not-on-folder --backend 'node adapters/node/memspec-adapter.mjs adapters/node/examples/map-backend.mjs:makeTool --base {base}'
+//
 // Errors are thrown as plain Errors, as the SDK's own filesystem tool does, so the runner
 // prefixes them with `Error: `; a ToolError would reach the model verbatim.
 import { betaMemoryTool } from '@anthropic-ai/sdk/helpers/beta/memory';
