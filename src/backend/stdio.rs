@@ -32,7 +32,12 @@ const STDERR_EXCERPT_BYTES: usize = 2048;
 struct StderrTail {
     bytes: Vec<u8>,
     total: u64,
+    /// Whether the reader reached the end of the stream (every writer is gone).
+    closed: bool,
 }
+
+/// How long an exited process's last stderr may take to reach the reader thread.
+const STDERR_SETTLE: Duration = Duration::from_millis(500);
 
 /// A running backend process.
 pub struct Stdio {
@@ -122,8 +127,18 @@ impl Stdio {
         })
     }
 
-    /// What the process wrote to stderr during the current case, as whole lines.
-    fn stderr_text(&self) -> String {
+    /// What the process wrote to stderr during the current case, as whole lines. Once the
+    /// process has exited, its last lines may still be on their way through the reader thread
+    /// (a loaded machine): wait for the end of the stream, briefly, so they are not lost.
+    fn stderr_text(&mut self) -> String {
+        if matches!(self.child.try_wait(), Ok(Some(_))) {
+            let started = std::time::Instant::now();
+            while started.elapsed() < STDERR_SETTLE
+                && self.stderr.lock().is_ok_and(|tail| !tail.closed)
+            {
+                thread::sleep(Duration::from_millis(5));
+            }
+        }
         match self.stderr.lock() {
             Ok(tail) => excerpt(
                 &tail.bytes,
@@ -216,10 +231,17 @@ fn read_lines(stdout: impl Read, sender: &mpsc::Sender<Result<Vec<u8>, String>>)
 fn keep_tail(stderr: impl Read, tail: &Mutex<StderrTail>) {
     let mut reader = BufReader::new(stderr);
     let mut chunk = [0u8; 4096];
-    while let Ok(n) = reader.read(&mut chunk) {
-        if n == 0 {
-            return;
-        }
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Ok(0) | Err(_) => {
+                if let Ok(mut tail) = tail.lock() {
+                    tail.closed = true;
+                }
+                return;
+            }
+            Ok(n) => n,
+        };
         if let Ok(mut tail) = tail.lock() {
             tail.bytes.extend_from_slice(&chunk[..n]);
             tail.total += n as u64;
