@@ -33,8 +33,21 @@ fn a_closed_pipe_ends_every_command_quietly_with_141() {
     let transcript = super::root().join("tests/fixtures/transcripts/inputs.jsonl");
     let transcript_arg = transcript.to_string_lossy().into_owned();
     let commands: Vec<(Vec<&str>, i32)> = vec![
-        // The report goes to stdout.
-        (vec!["check", "--backend", "false", "--area", "create"], 141),
+        // The report goes to stdout (a backend that reads its request, then exits: graded
+        // case by case).
+        (
+            vec![
+                "check",
+                "--backend",
+                "head -n 1 >/dev/null",
+                "--area",
+                "create",
+            ],
+            141,
+        ),
+        // A backend that never starts stops the run with one message, on the closed stderr:
+        // the exit code still tells what happened.
+        (vec!["check", "--backend", "false", "--area", "create"], 3),
         (
             vec!["check", "--cases", &cases_arg, "--format", "json"],
             141,
@@ -67,7 +80,13 @@ fn a_closed_pipe_ends_every_command_quietly_with_141() {
             141,
         ),
         (
-            vec!["matrix", "--backend", "x=false", "--cases", &cases_arg],
+            vec![
+                "matrix",
+                "--backend",
+                "x=head -n 1 >/dev/null",
+                "--cases",
+                &cases_arg,
+            ],
             141,
         ),
         (vec!["replay", &transcript_arg, "--report"], 141),
