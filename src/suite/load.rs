@@ -78,12 +78,7 @@ fn first_problems(problems: &[LintProblem]) -> String {
 
 /// Loads every `*.json` in `dir`, refusing the suite if any problem is found.
 pub fn load(dir: &Path, spec: &Spec) -> Result<Suite, SuiteError> {
-    let (suite, problems) = lint(dir, spec)?;
-    if problems.is_empty() {
-        Ok(suite)
-    } else {
-        Err(SuiteError::Invalid(problems))
-    }
+    load_from(&Source::Dir(dir.to_path_buf()), spec)
 }
 
 /// Loads what can be loaded and lists every problem.
