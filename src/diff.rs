@@ -439,6 +439,32 @@ pub fn render_condensed(
     (out, condensed.omitted)
 }
 
+/// A report's diff, appended to `out`: each line after `indent`, capped at
+/// [`REPORT_DIFF_LINES`] unless `whole` (a wrong line count can make a diff of a million lines),
+/// and a cut followed by a line saying how many were left out and `how_to_see_all`.
+pub fn push_report_diff(
+    out: &mut String,
+    (expected, actual): (&str, &str),
+    glyphs: Glyphs,
+    indent: &str,
+    whole: bool,
+    how_to_see_all: &str,
+) {
+    let cap = (!whole).then_some(REPORT_DIFF_LINES);
+    let (diff, omitted) = render_condensed(expected, actual, glyphs, cap);
+    for line in diff.lines() {
+        out.push_str(indent);
+        out.push_str(line);
+        out.push('\n');
+    }
+    if omitted > 0 {
+        out.push_str(&format!(
+            "{indent}… {} more diff lines ({how_to_see_all})\n",
+            thousands(omitted)
+        ));
+    }
+}
+
 /// `1234567` as `1,234,567`.
 pub fn thousands(n: usize) -> String {
     let digits = n.to_string();

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::verdict::{Kind, Pair};
 use super::{Answer, Conclusion, Replay, Step};
-use crate::diff::{Glyphs, REPORT_DIFF_LINES, render_condensed, thousands};
+use crate::diff::{Glyphs, push_report_diff};
 use crate::protocol::ToolResult;
 use crate::spec::Spec;
 use crate::transcript::ToolCall;
@@ -135,18 +135,14 @@ fn block(
             if let Some((expected, actual)) = texts(call, step, divergence.pair) {
                 let (left, right) = divergence.pair.sides();
                 let _ = writeln!(out, "    --- {left}\n    +++ {right}");
-                let cap = (!detail.verbose).then_some(REPORT_DIFF_LINES);
-                let (diff, omitted) = render_condensed(&expected.text, &actual.text, GLYPHS, cap);
-                for line in diff.lines() {
-                    let _ = writeln!(out, "    {line}");
-                }
-                if omitted > 0 {
-                    let _ = writeln!(
-                        out,
-                        "    … {} more diff lines (use --verbose for all)",
-                        thousands(omitted)
-                    );
-                }
+                push_report_diff(
+                    out,
+                    (&expected.text, &actual.text),
+                    GLYPHS,
+                    "    ",
+                    detail.verbose,
+                    "use --verbose for all",
+                );
             }
         }
     }

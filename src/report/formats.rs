@@ -5,7 +5,7 @@ use std::fmt::Write;
 use quick_junit::{NonSuccessKind, Report as JunitReport, TestCase, TestCaseStatus, TestSuite};
 
 use super::{Report, Verdict};
-use crate::diff::{Glyphs, REPORT_DIFF_LINES, render_condensed, thousands};
+use crate::diff::{Glyphs, REPORT_DIFF_LINES, push_report_diff, thousands};
 use crate::suite::grade::{CaseResult, Outcome};
 
 /// The report as pretty JSON (results, findings, calls and the verdict).
@@ -100,16 +100,14 @@ fn details(report: &Report, result: &CaseResult) -> String {
             finding.rule
         );
         if let (Some(expected), Some(actual)) = (finding.expected_for_diff(), &finding.actual) {
-            let (diff, omitted) =
-                render_condensed(expected, actual, Glyphs::PLAIN, Some(REPORT_DIFF_LINES));
-            out.push_str(&diff);
-            if omitted > 0 {
-                let _ = writeln!(
-                    out,
-                    "… {} more diff lines (the rerun command shows them all)",
-                    thousands(omitted)
-                );
-            }
+            push_report_diff(
+                &mut out,
+                (expected, actual),
+                Glyphs::PLAIN,
+                "",
+                false,
+                "the rerun command shows them all",
+            );
         }
     }
     let _ = writeln!(out, "rerun: {}", report.repro(&result.id));

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use super::{Report, Verdict, rule_text};
-use crate::diff::{Glyphs, REPORT_DIFF_LINES, render_condensed, thousands};
+use crate::diff::{Glyphs, push_report_diff};
 use crate::spec::Spec;
 use crate::suite::grade::{CaseResult, Outcome, Phase};
 
@@ -90,19 +90,14 @@ fn case_block(out: &mut String, report: &Report, spec: &Spec, result: &CaseResul
                     out,
                     "    diff (- expected, + actual; → tab, · trailing space, ␍ CR):"
                 );
-                // A wrong line count can make a diff of a million lines: cap it unless asked.
-                let cap = (!detail.verbose).then_some(REPORT_DIFF_LINES);
-                let (diff, omitted) = render_condensed(expected, actual, Glyphs::PLAIN, cap);
-                for line in diff.lines() {
-                    let _ = writeln!(out, "      {line}");
-                }
-                if omitted > 0 {
-                    let _ = writeln!(
-                        out,
-                        "      … {} more diff lines (use --verbose for all)",
-                        thousands(omitted)
-                    );
-                }
+                push_report_diff(
+                    out,
+                    (expected, actual),
+                    Glyphs::PLAIN,
+                    "      ",
+                    detail.verbose,
+                    "use --verbose for all",
+                );
             }
             (_, Some(actual), Some(_)) => {
                 let _ = writeln!(
