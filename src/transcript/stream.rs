@@ -15,22 +15,42 @@ use serde_json::{Map, Value};
 /// then a message, read as it is). The error says which event is wrong and how.
 pub(crate) fn content(response: &Value) -> Result<Option<Vec<Value>>, String> {
     match response {
-        Value::String(text) => assemble(sse_events(text)?).map(Some),
+        Value::String(text) => {
+            let events = sse_events(text)?;
+            assemble(events.iter().map(|(at, event)| (*at, event))).map(Some)
+        }
         Value::Array(events) => assemble(
             events
                 .iter()
                 .enumerate()
-                .map(|(i, event)| (format!("event [{i}]"), event.clone()))
-                .collect(),
+                .map(|(i, event)| (Where::Index(i), event)),
         )
         .map(Some),
         _ => Ok(None),
     }
 }
 
+/// Where an event is, for errors (formatted only when one is reported).
+#[derive(Debug, Clone, Copy)]
+enum Where {
+    /// The line of SSE text its data starts on.
+    Line(usize),
+    /// Its index in an array of events.
+    Index(usize),
+}
+
+impl std::fmt::Display for Where {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Where::Line(line) => write!(f, "the event at line {line} of the stream"),
+            Where::Index(i) => write!(f, "event [{i}]"),
+        }
+    }
+}
+
 /// The `data` of each event of SSE text, labelled with the line it starts on. Comments
 /// (`:`-lines), `event:`, `id:` and `retry:` fields carry nothing the data does not repeat.
-fn sse_events(text: &str) -> Result<Vec<(String, Value)>, String> {
+fn sse_events(text: &str) -> Result<Vec<(Where, Value)>, String> {
     let mut events = Vec::new();
     let mut data: Vec<&str> = Vec::new();
     let mut start = 0;
@@ -40,10 +60,10 @@ fn sse_events(text: &str) -> Result<Vec<(String, Value)>, String> {
         }
         let joined = data.join("\n");
         data.clear();
-        let label = format!("the event at line {start} of the stream");
+        let at = Where::Line(start);
         let value = serde_json::from_str(&joined)
-            .map_err(|e| format!("{label}: its data is not JSON ({e})"))?;
-        events.push((label, value));
+            .map_err(|e| format!("{at}: its data is not JSON ({e})"))?;
+        events.push((at, value));
         Ok(())
     };
     for (i, line) in text.lines().enumerate() {
@@ -76,7 +96,9 @@ struct Open {
     partial_json: String,
 }
 
-fn assemble(events: Vec<(String, Value)>) -> Result<Vec<Value>, String> {
+fn assemble<'a>(
+    events: impl IntoIterator<Item = (Where, &'a Value)>,
+) -> Result<Vec<Value>, String> {
     let mut blocks: Vec<Option<Open>> = Vec::new();
     let mut done: Vec<Option<Value>> = Vec::new();
     for (label, event) in events {
