@@ -194,13 +194,7 @@ fn closing_the_terminal_ends_the_replay() {
 
 /// Whether a process exists and has not ended (a zombie waiting for a reaper has ended).
 fn running(pid: &str) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            let (_, rest) = stat.rsplit_once(')')?;
-            rest.split_whitespace().next().map(|state| state != "Z")
-        })
-        .unwrap_or(false)
+    proc_stat(pid).is_some_and(|stat| stat.state != "Z")
 }
 
 /// The pid of a child of `parent` whose command is `name`, from `/proc`.
@@ -208,13 +202,25 @@ fn child_named(parent: &str, name: &str) -> Option<String> {
     std::fs::read_dir("/proc")
         .ok()?
         .flatten()
-        .find_map(|entry| {
-            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
-            // `pid (comm) state ppid ...`; comm may hold spaces, so split at the last `)`.
-            let (head, rest) = stat.rsplit_once(')')?;
-            let comm = head.split_once('(')?.1;
-            let ppid = rest.split_whitespace().nth(1)?;
-            (comm == name && ppid == parent)
-                .then(|| entry.file_name().to_string_lossy().into_owned())
-        })
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .find(|pid| proc_stat(pid).is_some_and(|stat| stat.comm == name && stat.ppid == parent))
+}
+
+/// The fields of `/proc/PID/stat` these tests look at.
+struct ProcStat {
+    comm: String,
+    state: String,
+    ppid: String,
+}
+
+fn proc_stat(pid: &str) -> Option<ProcStat> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state ppid ...`; comm may hold spaces, so split at the last `)`.
+    let (head, rest) = stat.rsplit_once(')')?;
+    let mut fields = rest.split_whitespace();
+    Some(ProcStat {
+        comm: head.split_once('(')?.1.to_string(),
+        state: fields.next()?.to_string(),
+        ppid: fields.next()?.to_string(),
+    })
 }
