@@ -3,6 +3,7 @@
 //! - [`reference`]: the reference backend, the spec made executable and impossible to escape.
 //! - [`protocol`]: the tool input model and results.
 //! - [`diff`]: whitespace-visible diffs shared by reports and the TUI.
+//! - [`exec`]: the sandbox backends run on, and hostile-safe filesystem access to it.
 //! - [`builtin`]: the spec and the suite compiled into the binary.
 //! - [`check`]: `memspec check` from configuration to report.
 //! - [`backend`]: backends under test and protocol v1 (JSON Lines over stdio).
@@ -18,6 +19,7 @@ pub mod backend;
 pub mod builtin;
 pub mod check;
 pub mod diff;
+pub mod exec;
 pub mod protocol;
 pub mod reference;
 pub mod replay;

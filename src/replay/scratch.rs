@@ -6,19 +6,18 @@
 //! durability decision), which on a disk costs milliseconds per call, and nothing in a replay
 //! needs to survive it.
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::suite::sandbox::{Sandbox, Seen};
+use crate::exec::{Outside, Sandbox};
 
 /// A fresh scratch folder (the suite's [`Sandbox`], on a RAM file system when there is one),
 /// removed when dropped.
 #[derive(Debug)]
 pub struct Scratch {
     sandbox: Sandbox,
-    outside: BTreeMap<PathBuf, Seen>,
+    outside: Outside,
 }
 
 impl Scratch {

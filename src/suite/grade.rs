@@ -74,6 +74,9 @@ pub enum Check {
     Effect,
     /// Something outside the memories folder changed.
     Outside,
+    /// The backend put something in the harness's way in the sandbox (a link, a FIFO, an
+    /// immutable file where the harness works): never followed, reported.
+    Sandbox,
 }
 
 /// One check that did not hold.

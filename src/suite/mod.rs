@@ -8,4 +8,3 @@ pub mod grade;
 pub mod load;
 pub mod matcher;
 pub mod runner;
-pub mod sandbox;

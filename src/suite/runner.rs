@@ -10,8 +10,8 @@ use super::case::{Level, Step, TextExpectation};
 use super::grade::{CallRecord, CaseResult, Check, Finding, Outcome, Phase};
 use super::load::{LoadedCase, Suite};
 use super::matcher;
-use super::sandbox::Sandbox;
 use crate::backend::{Backend, BackendSpec};
+use crate::exec::{FixtureError, Outside, Sandbox};
 use crate::protocol::ToolResult;
 
 /// The rule cited when something outside the root changed or leaked.
@@ -319,21 +319,38 @@ pub fn run_case_in(
     result
 }
 
-/// Takes the worker's session if the backend could be reset, else starts a fresh one.
+/// Why a case could not start on a backend.
+#[derive(Debug)]
+enum Prepare {
+    /// The backend broke, or the harness could not make a sandbox: the case errors.
+    Broke(String),
+    /// The backend left something in the harness's way (found after its `reset`): a finding of
+    /// this case; the process and its sandbox are not used again.
+    Tampered(Vec<String>),
+}
+
+/// Things the backend left in the sandbox that the harness reports (at most this many).
+const TAMPERING_SHOWN: usize = 8;
+
+/// Takes the worker's session if the backend could be reset, else starts a fresh one. A sandbox
+/// is checked after every `reset`: a backend that left a link, a FIFO or anything else in the
+/// harness's way is reported for this case, and neither its process nor its sandbox is reused.
 fn open_session(
     backend_spec: &BackendSpec,
     options: &RunOptions,
     session: &mut Option<Session>,
     reuse: &Reuse,
     starts: &Starts,
-) -> Result<Session, String> {
+) -> Result<Session, Prepare> {
     if let Some(mut used) = session.take() {
         if !reuse.unsupported() {
             match used.backend.reset() {
                 Ok(true) => {
-                    used.sandbox
-                        .restore()
-                        .map_err(|e| format!("harness: cannot restore the sandbox: {e}"))?;
+                    let tampered = after_reset(&used.sandbox);
+                    if !tampered.is_empty() {
+                        discard(used);
+                        return Err(Prepare::Tampered(tampered));
+                    }
                     // Errors of this case quote its own stderr, not the earlier cases'.
                     used.backend.begin_case();
                     return Ok(used);
@@ -341,25 +358,65 @@ fn open_session(
                 Ok(false) | Err(_) => reuse.learn(false),
             }
         }
-        used.backend.shutdown();
+        discard(used);
     }
-    let mut fresh = start_session(backend_spec, options)?;
+    let mut fresh = start_session(backend_spec, options).map_err(Prepare::Broke)?;
     if !reuse.known() {
         match fresh.backend.reset() {
-            Ok(true) => reuse.learn(true),
+            Ok(true) => {
+                reuse.learn(true);
+                let tampered = after_reset(&fresh.sandbox);
+                if !tampered.is_empty() {
+                    discard(fresh);
+                    return Err(Prepare::Tampered(tampered));
+                }
+            }
             Ok(false) | Err(_) => {
                 reuse.learn(false);
                 // The probe may have confused a backend that knows no controls: start anew.
                 let stderr = fresh.backend.shutdown();
                 starts.saw(fresh.backend.as_ref(), stderr.as_deref());
                 if let Some(error) = starts.verdict() {
-                    return Err(error.to_string());
+                    return Err(Prepare::Broke(error.to_string()));
                 }
-                fresh = start_session(backend_spec, options)?;
+                fresh = start_session(backend_spec, options).map_err(Prepare::Broke)?;
             }
         }
     }
     Ok(fresh)
+}
+
+/// After a `reset` answered `ok`: what the backend did to the sandbox, or left in
+/// `memories/` that no memory backend makes; then the sandbox is brought back to its fresh
+/// state. Anything that cannot be removed is reported too.
+fn after_reset(sandbox: &Sandbox) -> Vec<String> {
+    let mut found = sandbox.audit();
+    found.extend(
+        sandbox
+            .specials_in_memories(TAMPERING_SHOWN)
+            .into_iter()
+            .map(|what| format!("after `reset` answered ok, {what} was left")),
+    );
+    if found.is_empty() {
+        match sandbox.clear() {
+            Ok(left) => found.extend(
+                left.into_iter()
+                    .map(|what| format!("the harness cannot remove {what} from the sandbox")),
+            ),
+            Err(e) => found.push(format!("the harness cannot empty the sandbox: {e}")),
+        }
+    }
+    found.truncate(TAMPERING_SHOWN);
+    found
+}
+
+/// Ends a session that will not be used again: its process group is killed and its sandbox
+/// removed. Returns what could not be removed, described.
+fn discard(mut session: Session) -> Vec<String> {
+    session.backend.shutdown();
+    // The backend is gone before its folder is: nothing is racing the removal any more.
+    drop(session.backend);
+    session.sandbox.remove()
 }
 
 fn start_session(backend_spec: &BackendSpec, options: &RunOptions) -> Result<Session, String> {
@@ -389,13 +446,27 @@ fn execute(
 ) -> Result<(), String> {
     let case = &loaded.case;
     let opening = Instant::now();
-    let mut session = open_session(backend_spec, options, session_slot, reuse, starts)?;
+    let mut session = match open_session(backend_spec, options, session_slot, reuse, starts) {
+        Ok(session) => session,
+        Err(Prepare::Broke(reason)) => return Err(reason),
+        Err(Prepare::Tampered(found)) => {
+            result.start_time = opening.elapsed();
+            sandbox_findings(result, &found, "while the case was being prepared");
+            return Ok(());
+        }
+    };
     result.start_time = opening.elapsed();
     for fixture in &case.fixtures {
-        session
-            .sandbox
-            .apply(fixture)
-            .map_err(|e| format!("harness: cannot make fixture {:?}: {e}", fixture.path))?;
+        match session.sandbox.apply(fixture) {
+            Ok(()) => {}
+            Err(FixtureError::InTheWay(what)) => {
+                let mut found = vec![what];
+                found.extend(discard(session).into_iter().map(cannot_remove));
+                sandbox_findings(result, &found, "while the harness made the case's fixtures");
+                return Ok(());
+            }
+            Err(e) => return Err(format!("harness: cannot make fixture: {e}")),
+        }
     }
     let outside_before = session.sandbox.outside();
     let ran = run_calls(
@@ -409,6 +480,12 @@ fn execute(
         // A broken backend is never reused.
         let stderr = session.backend.shutdown();
         starts.saw(session.backend.as_ref(), stderr.as_deref());
+        let left = discard(session);
+        sandbox_findings(
+            result,
+            &left.into_iter().map(cannot_remove).collect::<Vec<_>>(),
+            "after the backend broke",
+        );
         return Err(match stderr {
             Some(tail) if !reason.contains("stderr:") => {
                 format!("{reason}; stderr: {}", tail.trim())
@@ -440,24 +517,33 @@ fn execute(
         }
     }
     let outside_after = sandbox.outside();
-    if outside_before != outside_after {
+    if let Some(changes) = Sandbox::describe_changes(&outside_before, &outside_after) {
         result.findings.push(Finding {
             check: Check::Outside,
             level: Level::Must,
             rule: CONFINEMENT_RULE.to_string(),
             step: None,
-            message: "something outside the memories folder was created, changed or deleted"
-                .to_string(),
+            message: format!(
+                "something outside the memories folder was created, changed or deleted: {}",
+                shorten_list(&changes)
+            ),
             expected: Some(render_outside(&outside_before)),
             actual: Some(render_outside(&outside_after)),
             dialect: None,
             expected_shown: None,
         });
     }
-    if reuse.unsupported() {
-        // One process per case: whatever it wrote after its last reply is a flood of this case.
+    let tampered = sandbox.audit();
+    if reuse.unsupported() || !tampered.is_empty() || outside_before != outside_after {
+        // One process per case, or a sandbox the backend damaged: a new process on a new
+        // sandbox for the next case. Whatever a lone process wrote after its last reply is a
+        // flood of this case.
         session.backend.shutdown();
-        if let Some(extra) = session.backend.unread_output() {
+        let extra = session.backend.unread_output();
+        let mut found = tampered;
+        found.extend(discard(session).into_iter().map(cannot_remove));
+        sandbox_findings(result, &found, "after the case's steps");
+        if let Some(extra) = extra.filter(|_| reuse.unsupported()) {
             return Err(format!(
                 "the backend flooded its output: a line after the last reply: {extra}"
             ));
@@ -466,6 +552,40 @@ fn execute(
         *session_slot = Some(session);
     }
     Ok(())
+}
+
+fn cannot_remove(what: String) -> String {
+    format!("the harness cannot remove {what} from the sandbox")
+}
+
+/// One MUST finding per thing the backend did to the sandbox.
+fn sandbox_findings(result: &mut CaseResult, found: &[String], when: &str) {
+    for what in found {
+        result.findings.push(Finding {
+            check: Check::Sandbox,
+            level: Level::Must,
+            rule: CONFINEMENT_RULE.to_string(),
+            step: None,
+            message: format!("the backend tampered with its sandbox ({when}): {what}"),
+            expected: None,
+            actual: Some(what.clone()),
+            dialect: None,
+            expected_shown: None,
+        });
+    }
+}
+
+/// A list of changes cut to a readable length for a one-line message.
+fn shorten_list(text: &str) -> String {
+    const SHOWN: usize = 400;
+    if text.len() <= SHOWN {
+        return text.to_string();
+    }
+    let cut = (0..=SHOWN)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    format!("{}…", &text[..cut])
 }
 
 fn run_calls(
@@ -711,22 +831,16 @@ fn describe_effect(expect: &super::case::EffectKind) -> String {
     }
 }
 
-fn render_outside(
-    seen: &std::collections::BTreeMap<std::path::PathBuf, super::sandbox::Seen>,
-) -> String {
-    use super::sandbox::Seen;
-    seen.iter()
-        .map(|(path, what)| {
-            let what = match what {
-                Seen::File(bytes) => format!("file, {} bytes", bytes.len()),
-                Seen::Dir => "folder".to_string(),
-                Seen::Link(target) => format!("link to {}", target.display()),
-                Seen::Other => "special file".to_string(),
-            };
-            format!("{}: {what}", path.display())
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+fn render_outside(outside: &Outside) -> String {
+    let mut lines: Vec<String> = outside
+        .entries
+        .iter()
+        .map(|(path, what)| format!("{}: {}", path.display(), what.describe()))
+        .collect();
+    if outside.more > 0 {
+        lines.push(format!("and {} more entries", outside.more));
+    }
+    lines.join("\n")
 }
 
 #[cfg(test)]
