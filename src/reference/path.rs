@@ -190,15 +190,39 @@ fn percent_decode_once(s: &str) -> Option<String> {
 }
 
 /// The ASCII character a Unicode look-alike folds to under NFKC or in a careless decoder.
+///
+/// `decide.path-grammar` refuses a component holding a look-alike of `/` or `\\` anywhere, and
+/// one made only of dots and dot look-alikes that would fold into `.` or `..`. The NFKC arms are
+/// complete: they list every code point whose NFKC form contains `/` or `\\`, or is made only of
+/// dots, generated with (Python 3.11, Unicode 14.0)
+///
+/// ```text
+/// python3 -c 'import unicodedata as u
+/// for c in map(chr, range(0x110000)):
+///     n = u.normalize("NFKC", c)
+///     if n != c and ("/" in n or "\\" in n or set(n) == {"."}): print(hex(ord(c)), n)'
+/// ```
+///
+/// NFKC works character by character here: neither `/`, `\\` nor `.` composes with anything, so
+/// a component's NFKC form contains one exactly when one of its characters' forms does.
 fn lookalike_of(c: char) -> Option<char> {
     match c {
-        '\u{2024}' | '\u{FE52}' | '\u{FF0E}' | '\u{2E33}' => Some('.'),
-        // TWO DOT LEADER and its vertical form fold to "..", the ellipses to "...": one dot is
-        // enough to be refused.
-        '\u{2025}' | '\u{FE30}' => Some('.'),
-        '\u{2026}' | '\u{FE19}' => Some('.'),
-        '\u{2044}' | '\u{2215}' | '\u{FF0F}' | '\u{29F8}' | '\u{1735}' => Some('/'),
-        '\u{2216}' | '\u{FF3C}' | '\u{FE68}' | '\u{29F9}' => Some('\\'),
+        // NFKC: `.`, `.`, `.` (ONE DOT LEADER, SMALL and FULLWIDTH FULL STOP); `..`, `..` (TWO
+        // DOT LEADER and its vertical form); `...`, `...` (the ellipses). One dot is enough to be
+        // refused when the component is nothing but dots.
+        '\u{2024}' | '\u{FE52}' | '\u{FF0E}' | '\u{2025}' | '\u{FE30}' | '\u{2026}'
+        | '\u{FE19}' => Some('.'),
+        // NFKC: `a/c`, `a/s`, `c/o`, `c/u` (ACCOUNT OF, ADDRESSED TO THE SUBJECT, CARE OF, CADA
+        // UNA), `/` (FULLWIDTH SOLIDUS).
+        '\u{2100}' | '\u{2101}' | '\u{2105}' | '\u{2106}' | '\u{FF0F}' => Some('/'),
+        // NFKC: `\\` (SMALL and FULLWIDTH REVERSE SOLIDUS).
+        '\u{FE68}' | '\u{FF3C}' => Some('\\'),
+        // No NFKC form, but they look like one and a careless decoder or a human may take them
+        // for it: RAISED DOT; FRACTION SLASH, DIVISION SLASH, BIG SOLIDUS, PHILIPPINE SINGLE
+        // PUNCTUATION; SET MINUS, BIG REVERSE SOLIDUS.
+        '\u{2E33}' => Some('.'),
+        '\u{2044}' | '\u{2215}' | '\u{29F8}' | '\u{1735}' => Some('/'),
+        '\u{2216}' | '\u{29F9}' => Some('\\'),
         _ => None,
     }
 }
@@ -232,6 +256,12 @@ mod tests {
             ("/memories/\u{FF0E}\u{FF0E}", PathRejection::LookAlike),
             ("/memories/\u{FE30}/x", PathRejection::LookAlike),
             ("/memories/a\u{2215}b", PathRejection::LookAlike),
+            // NFKC turns these into `a/c`, `a/s`, `c/o` and `c/u`: a separator appears.
+            ("/memories/\u{2100}", PathRejection::LookAlike),
+            ("/memories/x\u{2101}", PathRejection::LookAlike),
+            ("/memories/\u{2105}/y", PathRejection::LookAlike),
+            ("/memories/\u{2106}.txt", PathRejection::LookAlike),
+            ("/memories/a\u{FE68}b", PathRejection::LookAlike),
             ("/memories/a\0b", PathRejection::ControlCharacter),
         ];
         for (p, want) in cases {
