@@ -6,11 +6,10 @@
 //! in during an operation, is refused instead of followed. Writes go to a hidden temp file that is
 //! fsynced and then renamed (or linked, when the destination must not exist) into place.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::io::{self, Read, Write};
 use std::os::fd::AsFd;
 use std::path::Path;
-use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use cap_fs_ext::{
@@ -18,7 +17,7 @@ use cap_fs_ext::{
 };
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
-use rustix::fs::{FlockOperation, RenameFlags};
+use rustix::fs::{FlockOperation, Mode, OFlags, RenameFlags};
 
 /// Prefix of temp files; hidden, so never listed.
 const TEMP_PREFIX: &str = ".memspec-tmp-";
@@ -251,39 +250,180 @@ pub fn rename_no_replace(from: &Dir, from_name: &str, to: &Dir, to_name: &str) -
 /// is removed with everything in it.
 pub fn delete(dir: &Dir, name: &str, kind: Kind) -> io::Result<()> {
     match kind {
-        Kind::Dir => remove_tree(dir, name),
+        Kind::Dir => walk_tree(dir, OsStr::new(name), &mut Remove),
         _ => dir.remove_file_or_symlink(name),
     }
 }
 
-/// Removes the folder `name` in `dir` with everything in it. Like `Dir::remove_dir_all` it never
-/// follows a link, but its to-do list lives on the heap rather than the call stack: renames can
-/// nest folders deeper than any stack, and the recursive removal overflowed it.
-fn remove_tree(dir: &Dir, name: &str) -> io::Result<()> {
-    let mut pending: Vec<(Rc<Dir>, OsString)> = vec![(Rc::new(dir.try_clone()?), name.into())];
-    while let Some((parent, name)) = pending.last().cloned() {
-        let folder = Rc::new(parent.open_dir_nofollow(&name)?);
+/// Removes everything in `dir`, keeping `dir` itself: the `reset` control. It works on the open
+/// handle, never on a path, so a root folder swapped for a symlink after the reference opened
+/// it cannot redirect the wipe; links inside are unlinked, never followed.
+pub fn empty_dir(dir: &Dir) -> io::Result<()> {
+    for name in Remove.enter(dir)? {
+        match walk_tree(dir, &name, &mut Remove) {
+            // Gone meanwhile: nothing left to remove.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            other => other?,
+        }
+    }
+    Ok(())
+}
+
+/// What a folder is, as the kernel knows it: how a walk going back up recognises the folder it
+/// came from.
+type Identity = (u64, u64);
+
+fn identity(dir: &Dir) -> io::Result<Identity> {
+    let meta = dir.dir_metadata()?;
+    Ok((meta.dev(), meta.ino()))
+}
+
+/// What [`walk_tree`] does in each folder.
+pub(crate) trait Visit {
+    /// Handles the entries of the open folder `dir` and returns the names of the subfolders to
+    /// walk into (never symlinks).
+    fn enter(&mut self, dir: &Dir) -> io::Result<Vec<OsString>>;
+    /// Everything below the folder `name` of `parent` has been visited.
+    fn leave(&mut self, parent: &Dir, name: &OsStr) -> io::Result<()>;
+    /// A subfolder that [`Visit::enter`] returned could not be opened: `Ok` skips it, `Err`
+    /// stops the walk with that error.
+    fn unopenable(&mut self, error: io::Error) -> io::Result<()>;
+}
+
+/// One folder on the way from the walked folder down to the current one.
+struct Frame {
+    /// Its name in its parent.
+    name: OsString,
+    identity: Identity,
+    /// Its subfolders not visited yet.
+    pending: Vec<OsString>,
+}
+
+/// Walks the folder `name` in `top` depth first, calling `visit` in every folder below it,
+/// never following a symlink (every folder is opened with `O_NOFOLLOW`).
+///
+/// The depth is unbounded (each rename can stack one deep tree onto another), so the walk keeps
+/// its path on the heap, not the call stack, and holds a bounded number of descriptors rather
+/// than one per level: the walked folder and the current one. Going back up opens the current
+/// folder's `..` and checks that it is the folder the walk came down from (device and inode);
+/// if a concurrent rename moved things, it walks down again from `top` by name, checking every
+/// folder the same way, and stops with an error if the tree is no longer the one it walked.
+pub(crate) fn walk_tree(top: &Dir, name: &OsStr, visit: &mut impl Visit) -> io::Result<()> {
+    let walked = top.open_dir_nofollow(name)?;
+    let mut frames = vec![Frame {
+        name: name.to_owned(),
+        identity: identity(&walked)?,
+        pending: visit.enter(&walked)?,
+    }];
+    // The current folder when it is below `walked`; `None` when it is `walked` itself, which
+    // stays open so that returning to it (the common case in a wide, shallow tree) costs nothing.
+    let mut deeper: Option<Dir> = None;
+    loop {
+        let current = deeper.as_ref().unwrap_or(&walked);
+        let Some(frame) = frames.last_mut() else {
+            return Ok(());
+        };
+        if let Some(child) = frame.pending.pop() {
+            let opened = current
+                .open_dir_nofollow(&child)
+                .and_then(|sub| Ok((identity(&sub)?, sub)));
+            match opened {
+                Ok((identity, sub)) => {
+                    let pending = visit.enter(&sub)?;
+                    frames.push(Frame {
+                        name: child,
+                        identity,
+                        pending,
+                    });
+                    deeper = Some(sub);
+                }
+                Err(e) => visit.unopenable(e)?,
+            }
+            continue;
+        }
+        // Everything below the current folder is done: leave it from its parent.
+        let Some(done) = frames.pop() else {
+            return Ok(());
+        };
+        match frames.len() {
+            0 => return visit.leave(top, &done.name),
+            1 => {
+                visit.leave(&walked, &done.name)?;
+                deeper = None;
+            }
+            _ => {
+                let parent = reopen_parent(current, top, &frames)?;
+                visit.leave(&parent, &done.name)?;
+                deeper = Some(parent);
+            }
+        }
+    }
+}
+
+/// Opens the parent of `current`, which must be the last of `frames` (the walked folder is
+/// `frames[0]`, in `top`).
+fn reopen_parent(current: &Dir, top: &Dir, frames: &[Frame]) -> io::Result<Dir> {
+    let Some(want) = frames.last().map(|f| f.identity) else {
+        return Err(changed());
+    };
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    if let Ok(fd) = rustix::fs::openat(current.as_fd(), "..", flags, Mode::empty()) {
+        let up = Dir::from_std_file(std::fs::File::from(fd));
+        if identity(&up)? == want {
+            return Ok(up);
+        }
+    }
+    // `..` is not where the walk came from: something was renamed meanwhile. Walk down again.
+    let mut dir = top.try_clone()?;
+    for frame in frames {
+        dir = dir.open_dir_nofollow(&frame.name)?;
+        if identity(&dir)? != frame.identity {
+            return Err(changed());
+        }
+    }
+    Ok(dir)
+}
+
+fn changed() -> io::Error {
+    io::Error::other("the folder tree changed while it was being walked")
+}
+
+/// The walk of a removal: unlink every non-folder (symlinks included, never followed), then
+/// remove each folder once it is empty.
+struct Remove;
+
+impl Visit for Remove {
+    fn enter(&mut self, dir: &Dir) -> io::Result<Vec<OsString>> {
         // Read the whole folder before changing it.
         let mut children = Vec::new();
-        for entry in folder.entries()? {
+        for entry in dir.entries()? {
             let entry = entry?;
             children.push((entry.file_name(), entry.file_type()?.is_dir()));
         }
         let mut subfolders = Vec::new();
         for (child, is_dir) in children {
             if is_dir {
-                subfolders.push((Rc::clone(&folder), child));
+                subfolders.push(child);
             } else {
-                folder.remove_file_or_symlink(&child)?;
+                match dir.remove_file_or_symlink(&child) {
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                    other => other?,
+                }
             }
         }
-        if subfolders.is_empty() {
-            // Its subfolders, if it had any, are gone: the folder is empty now.
-            parent.remove_dir(&name)?;
-            pending.pop();
+        Ok(subfolders)
+    }
+
+    fn leave(&mut self, parent: &Dir, name: &OsStr) -> io::Result<()> {
+        parent.remove_dir(name)
+    }
+
+    fn unopenable(&mut self, error: io::Error) -> io::Result<()> {
+        // A subfolder that vanished meanwhile needs no removing; anything else is a failure.
+        if error.kind() == io::ErrorKind::NotFound {
+            Ok(())
         } else {
-            pending.extend(subfolders);
+            Err(error)
         }
     }
-    Ok(())
 }

@@ -1,7 +1,7 @@
 //! `view`: a folder listing two levels deep, or a file with line numbers.
 
+use std::ffi::{OsStr, OsString};
 use std::io;
-use std::rc::Rc;
 
 use cap_fs_ext::DirExt;
 use cap_std::fs::Dir;
@@ -141,11 +141,15 @@ fn walk(dir: &Dir, prefix: &str, depth: usize, entries: &mut Vec<Entry>) -> io::
                 });
             }
             // An unreadable or vanished subfolder counts as empty rather than failing the view.
-            let size = match dir.open_dir_nofollow(&name) {
+            let size = if depth >= 2 {
                 // Nothing below depth 2 is listed: only sizes, summed without recursion.
-                Ok(sub) if depth >= 2 => subtree_size(sub),
-                Ok(sub) => walk(&sub, &path, depth + 1, entries).unwrap_or(0),
-                Err(_) => 0,
+                subtree_size(dir, &name)
+            } else {
+                match dir.open_dir_nofollow(&name) {
+                    // The recursion stops at depth 2, so the stack stays shallow.
+                    Ok(sub) => walk(&sub, &path, depth + 1, entries).unwrap_or(0),
+                    Err(_) => 0,
+                }
             };
             if depth <= 2 {
                 entries[slot].size = size;
@@ -156,40 +160,51 @@ fn walk(dir: &Dir, prefix: &str, depth: usize, entries: &mut Vec<Entry>) -> io::
     Ok(total)
 }
 
-/// Total size of the visible files below `dir` at any depth, as [`walk`] counts them, without
-/// recursion: folders can be nested deeper than any stack (each rename can stack one deep
-/// nesting onto another). Pending folders wait unopened behind a shared handle on their parent,
-/// so a deep chain holds few descriptors. A folder that cannot be read counts as empty.
-fn subtree_size(dir: Dir) -> u64 {
-    let mut total = 0u64;
-    let mut pending: Vec<(Rc<Dir>, String)> = Vec::new();
-    let mut current = Some(dir);
-    loop {
-        if let Some(dir) = current.take() {
-            let dir = Rc::new(dir);
-            if let Ok(children) = dir.entries() {
-                for entry in children.flatten() {
-                    let Ok(name) = entry.file_name().into_string() else {
-                        continue;
-                    };
-                    if name.starts_with('.') || name == "node_modules" {
-                        continue;
-                    }
-                    match entry.file_type() {
-                        Ok(kind) if kind.is_file() => {
-                            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
-                            total = total.saturating_add(size);
-                        }
-                        Ok(kind) if kind.is_dir() => pending.push((Rc::clone(&dir), name)),
-                        _ => {}
-                    }
+/// Total size of the visible files below the folder `name` of `parent` at any depth, as [`walk`]
+/// counts them. Folders can be nested deeper than any stack or descriptor limit (each rename can
+/// stack one deep nesting onto another), so this is [`confine::walk_tree`]: iterative, with a
+/// bounded number of open descriptors. A folder that cannot be read counts as empty.
+fn subtree_size(parent: &Dir, name: &str) -> u64 {
+    let mut size = Size(0);
+    // A walk stopped by a concurrent rename keeps what it had summed.
+    let _ = confine::walk_tree(parent, name.as_ref(), &mut size);
+    size.0
+}
+
+/// The walk of [`subtree_size`]: the running total.
+struct Size(u64);
+
+impl confine::Visit for Size {
+    fn enter(&mut self, dir: &Dir) -> io::Result<Vec<OsString>> {
+        let mut subfolders = Vec::new();
+        let Ok(children) = dir.entries() else {
+            return Ok(subfolders);
+        };
+        for entry in children.flatten() {
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            if name.starts_with('.') || name == "node_modules" {
+                continue;
+            }
+            match entry.file_type() {
+                Ok(kind) if kind.is_file() => {
+                    let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+                    self.0 = self.0.saturating_add(size);
                 }
+                Ok(kind) if kind.is_dir() => subfolders.push(name.into()),
+                _ => {}
             }
         }
-        let Some((parent, name)) = pending.pop() else {
-            return total;
-        };
-        current = parent.open_dir_nofollow(&name).ok();
+        Ok(subfolders)
+    }
+
+    fn leave(&mut self, _parent: &Dir, _name: &OsStr) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn unopenable(&mut self, _error: io::Error) -> io::Result<()> {
+        Ok(())
     }
 }
 
