@@ -84,6 +84,15 @@ impl Reference {
         }
     }
 
+    /// Forgets every memory: empties the memories folder and keeps it (the `reset` control of
+    /// protocol v1). It works on the folder opened at start, never on its path: a folder swapped
+    /// for a symlink since then cannot redirect the wipe to the link's target. Links inside are
+    /// unlinked, never followed; folders of any depth are removed without recursion.
+    pub fn reset(&self) -> std::io::Result<()> {
+        let _lock = self.root.lock()?;
+        confine::empty_dir(self.root.dir())
+    }
+
     fn root(&self) -> &Root {
         &self.root
     }
