@@ -125,8 +125,10 @@ fn locate(
         None => (None, Kind::Dir),
         Some(name) => {
             let mut kind = confine::kind_of(&parent, name);
-            // A trailing slash asks for a folder; on anything else it finds nothing (ENOTDIR).
-            if path.has_trailing_slash() && kind == Kind::File {
+            // A trailing slash asks for a folder; on a file, FIFO, socket or device it finds
+            // nothing (ENOTDIR, `decide.trailing-slash`). A symlink keeps its kind: the commands
+            // refuse `link/` with the symlink error, since it asks for the link's target.
+            if path.has_trailing_slash() && matches!(kind, Kind::File | Kind::Special) {
                 kind = Kind::Missing;
             }
             (Some(name.clone()), kind)
