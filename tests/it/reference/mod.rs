@@ -5,6 +5,7 @@ mod attacks;
 mod cli;
 mod durability;
 mod fuzz;
+mod hardening;
 mod snapshots;
 mod strings;
 
