@@ -1,5 +1,6 @@
 //! Backends under test: the in-process reference, or any program speaking protocol v1.
 
+mod cgroup;
 mod inprocess;
 mod stdio;
 pub mod wire;
@@ -64,6 +65,17 @@ pub enum BackendError {
         call: Duration,
         /// The start-up allowance added because this was the process's first request; zero
         /// otherwise.
+        startup: Duration,
+    },
+    /// The backend did not read the request within the timeout: its input pipe stayed full.
+    #[error(
+        "the backend did not read its request within {}",
+        timeout_text(*.call, *.startup)
+    )]
+    Unread {
+        /// The per-call timeout.
+        call: Duration,
+        /// The start-up allowance of a first request; zero otherwise.
         startup: Duration,
     },
     /// The backend wrote a line that is not a protocol reply.

@@ -2,20 +2,28 @@
 //!
 //! Reading happens on a thread that forwards whole lines through a channel, so that a hang is a
 //! timeout, a crash is a closed channel, and a flood is a line (or a count of lines) over the
-//! limit. The program runs in its own process group so that killing it also kills whatever it
-//! started (`sh -c python ...`).
+//! limit. Requests are written without blocking, against the same deadline as the reply, so a
+//! backend that stops reading is a timeout too; a backend that exits while a child of its keeps
+//! stdout open is seen to have exited.
+//!
+//! The program runs in a session of its own (`setsid`): no controlling terminal (it cannot
+//! write to the user's terminal or change its modes), and one process group, killed whole when
+//! the process's life ends, so that whatever it started (`sh -c python ...`, a forgotten worker)
+//! goes with it. Where the machine allows, a cgroup also holds it ([`super::cgroup`]), which
+//! reaches even a child that made a session of its own.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio as Pipe};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::cgroup::Cgroup;
 use super::wire::{self, Request};
 use super::{Backend, BackendError, Timeouts};
 use crate::protocol::ToolResult;
@@ -36,12 +44,25 @@ struct StderrTail {
     closed: bool,
 }
 
+/// How often a wait for a reply looks whether the process is still there.
+const EXIT_POLL: Duration = Duration::from_millis(100);
+
+/// Why a request could not be written.
+enum Sent {
+    /// The pipe is closed.
+    Closed(std::io::Error),
+    /// The backend did not read it before the deadline (its input pipe stayed full).
+    Unread,
+}
+
 /// How long an exited process's last stderr may take to reach the reader thread.
 const STDERR_SETTLE: Duration = Duration::from_millis(500);
 
 /// A running backend process.
 pub struct Stdio {
     child: Child,
+    /// The cgroup holding the process and all it starts, when one could be made.
+    cgroup: Option<Cgroup>,
     stdin: Option<ChildStdin>,
     lines: Receiver<Result<Vec<u8>, String>>,
     stderr: Arc<Mutex<StderrTail>>,
@@ -87,7 +108,10 @@ impl Stdio {
         timeouts: Timeouts,
     ) -> Result<Stdio, BackendError> {
         let command_line = substitute(template, base, memories);
-        let mut child = Command::new("sh")
+        let cgroup = Cgroup::create();
+        let procs = cgroup.as_ref().map(|c| c.procs().to_owned());
+        let mut command = Command::new("sh");
+        command
             .arg("-c")
             .arg(&command_line)
             .env("MEMSPEC_MEMORIES", memories)
@@ -95,27 +119,50 @@ impl Stdio {
             .current_dir(std::env::current_dir().unwrap_or_else(|_| base.to_path_buf()))
             .stdin(Pipe::piped())
             .stdout(Pipe::piped())
-            .stderr(Pipe::piped())
-            .process_group(0)
-            .spawn()
-            .map_err(|e| BackendError::Spawn {
-                command: command_line.clone(),
-                reason: e.to_string(),
-            })?;
+            .stderr(Pipe::piped());
+        // SAFETY: the closure runs in the child between fork and exec, where only
+        // async-signal-safe calls are allowed: `setsid`, `open` and `write` are plain system
+        // calls through rustix, and nothing here allocates (the path was made before the fork).
+        unsafe {
+            command.pre_exec(move || {
+                rustix::process::setsid()?;
+                if let Some(procs) = &procs {
+                    // Joining is best effort: without it the session and group still hold.
+                    if let Ok(fd) = rustix::fs::open(
+                        procs.as_c_str(),
+                        rustix::fs::OFlags::WRONLY | rustix::fs::OFlags::CLOEXEC,
+                        rustix::fs::Mode::empty(),
+                    ) {
+                        let _ = rustix::io::write(&fd, b"0");
+                    }
+                }
+                Ok(())
+            });
+        }
+        let mut child = command.spawn().map_err(|e| BackendError::Spawn {
+            command: command_line.clone(),
+            reason: e.to_string(),
+        })?;
         let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
             return Err(BackendError::Spawn {
                 command: command_line,
                 reason: "no pipes".to_string(),
             });
         };
+        let stdin = child.stdin.take();
+        if let Some(stdin) = &stdin {
+            // Writes never block: a backend that stops reading is a timeout, not a hang.
+            let _ = rustix::fs::fcntl_setfl(stdin, rustix::fs::OFlags::NONBLOCK);
+        }
         let (sender, lines) = mpsc::channel();
         thread::spawn(move || read_lines(stdout, &sender));
         let tail = Arc::new(Mutex::new(StderrTail::default()));
         let tail_writer = Arc::clone(&tail);
         thread::spawn(move || keep_tail(stderr, &tail_writer));
         Ok(Stdio {
-            stdin: child.stdin.take(),
+            stdin,
             child,
+            cgroup,
             lines,
             stderr: tail,
             case_start: 0,
@@ -173,10 +220,16 @@ impl Stdio {
         }
     }
 
+    /// Kills the process, its whole group (its session's, made by `setsid`), and its cgroup.
+    /// Called at the end of every process's life, whether or not the process itself is still
+    /// there: a child it left behind is still in the group.
     fn kill(&mut self) {
         let pid = self.child.id() as i32;
         if let Some(pid) = rustix::process::Pid::from_raw(pid) {
             let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+        if let Some(cgroup) = &self.cgroup {
+            cgroup.kill();
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -352,44 +405,71 @@ impl Stdio {
             stderr: String::new(),
         })?;
         line.push(b'\n');
-        let sent = match self.stdin.as_mut() {
-            Some(stdin) => stdin.write_all(&line).and_then(|()| stdin.flush()),
-            None => Err(std::io::ErrorKind::BrokenPipe.into()),
-        };
-        if let Err(e) = sent {
-            // A closed pipe usually means the process is gone: report it as a crash if so.
-            if self.child.wait_timeout_ms(200).is_some() {
-                return Err(self.crashed(true));
-            }
-            return Err(BackendError::Send {
-                reason: e.to_string(),
-                stderr: self.stderr_text(),
-            });
-        }
-        // The first call also waits for the process to start (an interpreter, imports).
+        // The first call also waits for the process to start (an interpreter, imports). One
+        // deadline covers writing the request and reading the reply.
         let startup = if self.answered {
             Duration::ZERO
         } else {
             self.startup
         };
-        let timeout = self.timeout + startup;
-        let reply = match self.lines.recv_timeout(timeout) {
-            Ok(Ok(reply)) => {
-                self.answered = true;
-                reply
+        let deadline = Instant::now() + self.timeout + startup;
+        match self.send(&line, deadline) {
+            Ok(()) => {}
+            Err(Sent::Closed(e)) => {
+                // A closed pipe usually means the process is gone: report it as a crash if so.
+                if self.child.wait_timeout_ms(200).is_some() {
+                    return Err(self.crashed(true));
+                }
+                return Err(BackendError::Send {
+                    reason: e.to_string(),
+                    stderr: self.stderr_text(),
+                });
             }
-            Ok(Err(detail)) => {
+            Err(Sent::Unread) => {
                 self.kill();
-                return Err(BackendError::Flood { detail });
+                return Err(BackendError::Unread {
+                    call: self.timeout,
+                    startup,
+                });
             }
-            Err(RecvTimeoutError::Timeout) => {
+        }
+        let reply = loop {
+            let now = Instant::now();
+            if now >= deadline {
                 self.kill();
                 return Err(BackendError::Timeout {
                     call: self.timeout,
                     startup,
                 });
             }
-            Err(RecvTimeoutError::Disconnected) => return Err(self.crashed(false)),
+            match self.lines.recv_timeout((deadline - now).min(EXIT_POLL)) {
+                Ok(Ok(reply)) => {
+                    self.answered = true;
+                    break reply;
+                }
+                Ok(Err(detail)) => {
+                    self.kill();
+                    return Err(BackendError::Flood { detail });
+                }
+                Err(RecvTimeoutError::Disconnected) => return Err(self.crashed(false)),
+                Err(RecvTimeoutError::Timeout) => {
+                    // The process exited, yet stdout is still open (a child of its holds it):
+                    // no answer can come any more. A reply already on its way gets a moment.
+                    if matches!(self.child.try_wait(), Ok(Some(_))) {
+                        match self.lines.recv_timeout(EXIT_POLL) {
+                            Ok(Ok(reply)) => {
+                                self.answered = true;
+                                break reply;
+                            }
+                            _ => {
+                                let crash = self.crashed(false);
+                                self.kill();
+                                return Err(crash);
+                            }
+                        }
+                    }
+                }
+            }
         };
         // One request, one line: anything already waiting behind the reply is a flood.
         if let Ok(extra) = self.lines.try_recv() {
@@ -403,6 +483,39 @@ impl Stdio {
             });
         }
         Ok(reply)
+    }
+
+    /// Writes a whole request line before `deadline`, never blocking.
+    fn send(&mut self, line: &[u8], deadline: Instant) -> Result<(), Sent> {
+        let Some(stdin) = self.stdin.as_ref() else {
+            return Err(Sent::Closed(std::io::ErrorKind::BrokenPipe.into()));
+        };
+        let mut rest = line;
+        while !rest.is_empty() {
+            match rustix::io::write(stdin, rest) {
+                Ok(n) => rest = &rest[n..],
+                Err(rustix::io::Errno::INTR) => {}
+                Err(rustix::io::Errno::AGAIN) => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Err(Sent::Unread);
+                    }
+                    let mut fds = [rustix::event::PollFd::new(
+                        stdin,
+                        rustix::event::PollFlags::OUT,
+                    )];
+                    let timeout = rustix::event::Timespec::try_from(left.min(EXIT_POLL)).unwrap_or(
+                        rustix::event::Timespec {
+                            tv_sec: 0,
+                            tv_nsec: 100_000_000,
+                        },
+                    );
+                    let _ = rustix::event::poll(&mut fds, Some(&timeout));
+                }
+                Err(e) => return Err(Sent::Closed(e.into())),
+            }
+        }
+        Ok(())
     }
 
     fn next_id(&mut self) -> u64 {
@@ -473,9 +586,9 @@ impl Backend for Stdio {
     fn shutdown(&mut self) -> Option<String> {
         // Closing stdin asks the backend to exit; a short grace period, then the group is killed.
         drop(self.stdin.take());
-        if self.child.wait_timeout_ms(500).is_none() {
-            self.kill();
-        }
+        let _ = self.child.wait_timeout_ms(500);
+        // Always: whatever the process started is still in its group even when it is gone.
+        self.kill();
         let tail = self.stderr_text();
         (!tail.trim().is_empty()).then_some(tail)
     }
@@ -483,9 +596,7 @@ impl Backend for Stdio {
 
 impl Drop for Stdio {
     fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            self.kill();
-        }
+        self.kill();
     }
 }
 
