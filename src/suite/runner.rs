@@ -101,6 +101,10 @@ impl Default for RunOptions {
 /// request, after which the run stops: the backend never starts, and every case would say so.
 pub const NEVER_STARTED_LIMIT: usize = 3;
 
+/// Cases in a row that broke the same way, none of the run's having ended normally, after
+/// which the run stops: every case would say the same thing.
+pub const SAME_BREAK_LIMIT: usize = 8;
+
 /// Why a run stopped before its end.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RunError {
@@ -114,6 +118,14 @@ pub enum RunError {
         times: usize,
         /// What the first of them wrote to stderr.
         stderr: String,
+    },
+    /// Every case so far broke the same way.
+    #[error("every case broke the same way, {times} in a row, so the run stopped: {reason}")]
+    BrokeAlike {
+        /// Cases that broke that way.
+        times: usize,
+        /// How the first of them broke.
+        reason: String,
     },
 }
 
@@ -132,6 +144,10 @@ pub struct Starts {
     started: std::sync::atomic::AtomicBool,
     unread_exits: AtomicUsize,
     first_stderr: Mutex<Option<String>>,
+    /// A case ended without breaking: the backend works, at least sometimes.
+    worked: std::sync::atomic::AtomicBool,
+    /// How the cases so far broke (the first reason and its kind), and how many in a row.
+    alike: Mutex<Option<(String, String, usize)>>,
 }
 
 impl Starts {
@@ -147,8 +163,33 @@ impl Starts {
         }
     }
 
+    /// Notes how a case ended: normally (`None`), or broken for `reason`.
+    fn ended(&self, reason: Option<&str>) {
+        let Some(reason) = reason else {
+            self.worked.store(true, Ordering::Relaxed);
+            return;
+        };
+        let kind = break_kind(reason);
+        if let Ok(mut alike) = self.alike.lock() {
+            match alike.as_mut() {
+                Some((_, seen, count)) if *seen == kind => *count += 1,
+                _ => *alike = Some((reason.to_string(), kind, 1)),
+            }
+        }
+    }
+
     /// Whether the run should stop, and why.
     fn verdict(&self) -> Option<RunError> {
+        if !self.worked.load(Ordering::Relaxed)
+            && let Ok(alike) = self.alike.lock()
+            && let Some((reason, _, times)) = alike.as_ref()
+            && *times >= SAME_BREAK_LIMIT
+        {
+            return Some(RunError::BrokeAlike {
+                times: *times,
+                reason: reason.clone(),
+            });
+        }
         let times = self.unread_exits.load(Ordering::Relaxed);
         if self.started.load(Ordering::Relaxed) || times < NEVER_STARTED_LIMIT {
             return None;
@@ -161,6 +202,13 @@ impl Starts {
             .unwrap_or_default();
         Some(RunError::NeverStarted { times, stderr })
     }
+}
+
+/// What kind of break a reason describes: its words before the first detail (`(`, `:`, `;`), so
+/// that two crashes with different exit codes or stderr are the same kind.
+fn break_kind(reason: &str) -> String {
+    let end = reason.find(['(', ':', ';']).unwrap_or(reason.len());
+    reason[..end].trim().to_string()
 }
 
 /// Runs `cases` against `backend`, `options.jobs` at a time; `progress` sees each result as it
@@ -189,6 +237,13 @@ pub fn run(
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(case) = cases.get(i) else { break };
                     let result = run_case_in(case, backend, options, &mut session, &reuse, &starts);
+                    if result.outcome != Outcome::Skip {
+                        starts.ended(if result.outcome == Outcome::Error {
+                            Some(result.reason.as_deref().unwrap_or_default())
+                        } else {
+                            None
+                        });
+                    }
                     progress(&result);
                     if let Ok(mut slots) = results.lock() {
                         slots[i] = Some(result);
