@@ -279,6 +279,35 @@ pub fn read_at(dir: BorrowedFd<'_>, name: &CStr, max: u64) -> Result<Vec<u8>, Re
     if meta.size > max {
         return Err(ReadError::TooBig { size: meta.size });
     }
+    let fd = open_file(dir, name)?;
+    read_bounded(fd.as_fd(), max)
+}
+
+/// The first `n` bytes (or fewer) of the regular file `name` in `dir`, whatever its size.
+pub fn read_prefix(dir: BorrowedFd<'_>, name: &CStr, n: u64) -> Result<Vec<u8>, ReadError> {
+    let fd = open_file(dir, name)?;
+    let mut bytes = Vec::new();
+    let mut chunk = [0u8; 64 << 10];
+    while (bytes.len() as u64) < n {
+        let want = usize::try_from(n - bytes.len() as u64)
+            .unwrap_or(chunk.len())
+            .min(chunk.len());
+        match rustix::io::read(fd.as_fd(), &mut chunk[..want]) {
+            Ok(0) => break,
+            Ok(got) => bytes.extend_from_slice(&chunk[..got]),
+            Err(Errno::INTR) => {}
+            Err(e) => return Err(ReadError::Io(e.into())),
+        }
+    }
+    Ok(bytes)
+}
+
+/// Opens a regular file for reading, having checked what it is first and again once open.
+fn open_file(dir: BorrowedFd<'_>, name: &CStr) -> Result<OwnedFd, ReadError> {
+    let meta = meta_at(dir, name)?.ok_or(ReadError::Missing)?;
+    if meta.kind != Kind::File {
+        return Err(ReadError::NotFile(meta.kind));
+    }
     let fd = match rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty()) {
         Ok(fd) => fd,
         Err(Errno::NOENT) => return Err(ReadError::Missing),
@@ -290,7 +319,7 @@ pub fn read_at(dir: BorrowedFd<'_>, name: &CStr, max: u64) -> Result<Vec<u8>, Re
     if opened.kind != Kind::File {
         return Err(ReadError::NotFile(opened.kind));
     }
-    read_bounded(fd.as_fd(), max)
+    Ok(fd)
 }
 
 /// Reads an open file up to `max` bytes; more than that (it grew) is [`ReadError::TooBig`].

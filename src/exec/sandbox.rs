@@ -169,6 +169,12 @@ impl Sandbox {
             .replace("{memories}", &self.memories_path.to_string_lossy())
     }
 
+    /// A handle on `memories/` as it is now; `None` when it is not a real folder (a link is
+    /// never followed).
+    pub fn open_memories(&self) -> Option<OwnedFd> {
+        self.memories_dir().ok()
+    }
+
     /// A handle on `memories/`, refusing anything but a real folder there.
     fn memories_dir(&self) -> Result<OwnedFd, WalkError> {
         fs::walk(self.base.as_fd(), &["memories"], false)

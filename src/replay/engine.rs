@@ -1,5 +1,6 @@
 //! The replay loop: one call at a time to both backends, then the comparisons.
 
+use std::os::fd::AsFd;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -13,6 +14,7 @@ use super::{
     rules,
 };
 use crate::backend::{Backend, BackendSpec};
+use crate::exec::fs;
 use crate::reference::Reference;
 use crate::spec::Spec;
 use crate::suite::case::Level;
@@ -153,14 +155,19 @@ fn file_differences(
     backend: &Scratch,
     reference: &Scratch,
 ) -> Vec<FileDifference> {
+    // Never through a link, never more than is shown.
     let read = |root: &Scratch, path: &str| {
-        let host = root.memories().join(path);
-        let meta = std::fs::symlink_metadata(&host).ok()?;
-        if !meta.is_file() {
-            return None;
-        }
-        let bytes = std::fs::read(&host).ok()?;
-        Some(String::from_utf8_lossy(&bytes[..bytes.len().min(FILE_CONTENT_LIMIT)]).into_owned())
+        let memories = root.open_memories()?;
+        let parts = fs::components(path).ok()?;
+        let (last, parents) = parts.split_last()?;
+        let dir = fs::walk(memories.as_fd(), parents, false).ok()?;
+        let bytes = fs::read_prefix(
+            dir.as_fd(),
+            &fs::c_name(last).ok()?,
+            FILE_CONTENT_LIMIT as u64,
+        )
+        .ok()?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
     };
     paths
         .iter()
@@ -327,8 +334,12 @@ impl<'a> Folders<'a> {
     fn new(backend_root: &'a Scratch, reference_root: &'a Scratch, on_folder: bool) -> Folders<'a> {
         let mut backend_scan = Scanner::default();
         let mut reference_scan = Scanner::default();
-        let backend = on_folder.then(|| Arc::new(backend_scan.scan(backend_root.memories())));
-        let reference = Arc::new(reference_scan.scan(reference_root.memories()));
+        let backend = on_folder.then(|| {
+            let root = backend_root.open_memories();
+            Arc::new(backend_scan.scan(root.as_ref().map(AsFd::as_fd)))
+        });
+        let root = reference_root.open_memories();
+        let reference = Arc::new(reference_scan.scan(root.as_ref().map(AsFd::as_fd)));
         Folders {
             backend_root,
             reference_root,
@@ -438,10 +449,16 @@ fn rescan(
     previous: &Arc<Tree>,
     change: &Change,
 ) -> Arc<Tree> {
+    if matches!(change, Change::Nothing) {
+        return Arc::clone(previous);
+    }
+    // Opened anew each time, never through a link: the backend may have replaced its folder.
+    let handle = root.open_memories();
+    let handle = handle.as_ref().map(AsFd::as_fd);
     let tree = match change {
         Change::Nothing => return Arc::clone(previous),
-        Change::Paths(paths) => scanner.update(root.memories(), previous, paths),
-        Change::Unknown => scanner.scan(root.memories()),
+        Change::Paths(paths) => scanner.update(handle, previous, paths),
+        Change::Unknown => scanner.scan(handle),
     };
     if tree == **previous {
         Arc::clone(previous)

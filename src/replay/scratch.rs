@@ -43,6 +43,12 @@ impl Scratch {
         self.sandbox.memories()
     }
 
+    /// A handle on `memories/` as it is now (never through a link); `None` when it is not a
+    /// folder any more.
+    pub fn open_memories(&self) -> Option<std::os::fd::OwnedFd> {
+        self.sandbox.open_memories()
+    }
+
     /// The secret every canary holds.
     pub fn secret(&self) -> &str {
         self.sandbox.secret()

@@ -3,14 +3,27 @@
 //!
 //! A replay scans both folders after every call, so a scan only reads files whose inode, size
 //! or times changed since the previous one.
+//!
+//! The backend's folder is hostile ground: it is walked from a handle with [`crate::exec::fs`]
+//! (no link followed, nothing but regular files opened), without recursion and at most
+//! [`MAX_DEPTH`] folders deep, and a file's digest reads at most [`DIGEST_LIMIT`] bytes.
 
 use std::collections::HashMap;
-use std::fs;
+use std::ffi::CStr;
 use std::hash::Hasher;
-use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 
 use serde::Serialize;
+
+use crate::exec::fs::{self, Kind, Meta};
+
+/// Folders below the memory folder that a scan descends into; deeper ones are listed, not
+/// entered (no memory needs more, and a hostile tree may be 15,000 deep).
+pub const MAX_DEPTH: usize = 128;
+
+/// Bytes of a file that its digest covers; a larger file is compared by its first bytes, size
+/// and modification time.
+pub const DIGEST_LIMIT: u64 = 64 << 20;
 
 /// Bytes of each file kept for display.
 pub const HEAD_BYTES: usize = 48;
@@ -133,23 +146,26 @@ impl Tree {
 /// What identifies a file's version without reading it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Stamp {
-    ino: u64,
+    id: (u64, u64),
     size: u64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
+    mtime: (i64, u32),
 }
 
 /// Scans one folder repeatedly, reading only files that changed.
 #[derive(Debug, Default)]
 pub struct Scanner {
-    cache: HashMap<PathBuf, (Stamp, u64, Vec<u8>)>,
+    cache: HashMap<String, (Stamp, u64, Vec<u8>)>,
 }
 
 impl Scanner {
-    /// The tree below `root`.
-    pub fn scan(&mut self, root: &Path) -> Tree {
+    /// The tree below `root` (no tree when there is no folder).
+    pub fn scan(&mut self, root: Option<BorrowedFd<'_>>) -> Tree {
         let mut entries = Vec::new();
-        self.walk(root, "", &mut entries);
+        if let Some(root) = root
+            && let Ok(start) = fs::reopen_dir(root)
+        {
+            self.walk(start, String::new(), &mut entries);
+        }
         entries.sort_by(|a, b| compare_paths(&a.path, &b.path));
         Tree { entries }
     }
@@ -157,9 +173,17 @@ impl Scanner {
     /// The tree after a change confined to `paths` (relative, `/`-separated): entries
     /// elsewhere are taken from `previous`; each path is scanned again with everything below
     /// it, and so are the folders above it (a create makes missing parents).
-    pub fn update(&mut self, root: &Path, previous: &Tree, paths: &[String]) -> Tree {
+    pub fn update(
+        &mut self,
+        root: Option<BorrowedFd<'_>>,
+        previous: &Tree,
+        paths: &[String],
+    ) -> Tree {
+        let Some(root) = root else {
+            return Tree::default();
+        };
         if paths.iter().any(String::is_empty) {
-            return self.scan(root);
+            return self.scan(Some(root));
         }
         let mut ancestors: Vec<String> = Vec::new();
         for path in paths {
@@ -187,18 +211,30 @@ impl Scanner {
         ancestors.sort();
         ancestors.dedup();
         for path in ancestors.iter().chain(paths) {
-            let host = root.join(path);
-            let Ok(meta) = fs::symlink_metadata(&host) else {
-                continue;
-            };
-            let is_dir = meta.is_dir();
-            let is_path = paths.contains(path);
             if entries.iter().any(|e| &e.path == path) {
                 continue;
             }
-            entries.push(self.entry(&host, path.clone(), &meta));
-            if is_dir && is_path {
-                self.walk(&host, path, &mut entries);
+            let Ok(parts) = fs::components(path) else {
+                continue;
+            };
+            let Some((last, parents)) = parts.split_last() else {
+                continue;
+            };
+            let Ok(dir) = fs::walk(root, parents, false) else {
+                continue;
+            };
+            let Ok(name) = fs::c_name(last) else {
+                continue;
+            };
+            let Ok(Some(meta)) = fs::meta_at(dir.as_fd(), &name) else {
+                continue;
+            };
+            entries.push(self.entry(dir.as_fd(), &name, path.clone(), &meta));
+            if meta.kind == Kind::Dir
+                && paths.contains(path)
+                && let Ok(below) = fs::open_dir_at(dir.as_fd(), &name)
+            {
+                self.walk(below, path.clone(), &mut entries);
             }
         }
         entries.sort_by(|a, b| compare_paths(&a.path, &b.path));
@@ -206,91 +242,103 @@ impl Scanner {
         Tree { entries }
     }
 
-    fn walk(&mut self, dir: &Path, prefix: &str, entries: &mut Vec<Entry>) {
-        let Ok(read) = fs::read_dir(dir) else { return };
-        for item in read.flatten() {
-            let name = item.file_name().to_string_lossy().into_owned();
-            let path = if prefix.is_empty() {
-                name
-            } else {
-                format!("{prefix}/{name}")
-            };
-            let host = item.path();
-            // The entry's own metadata is an fstatat relative to the open folder (no symlink
-            // followed), cheaper than looking the whole path up again.
-            let Ok(meta) = item.metadata() else {
+    /// Every entry below the open folder `top` (named `prefix`), depth first with an explicit
+    /// stack: at most [`MAX_DEPTH`] folders are open at once.
+    fn walk(&mut self, top: OwnedFd, prefix: String, entries: &mut Vec<Entry>) {
+        let mut stack: Vec<(OwnedFd, String)> = vec![(top, prefix)];
+        while let Some((dir, prefix)) = stack.pop() {
+            let Ok(listing) = fs::entries(dir.as_fd()) else {
                 continue;
             };
-            let is_dir = meta.is_dir();
-            entries.push(self.entry(&host, path.clone(), &meta));
-            if is_dir {
-                self.walk(&host, &path, entries);
+            let depth = prefix.matches('/').count() + usize::from(!prefix.is_empty());
+            for (name, _) in listing {
+                let shown = name.to_string_lossy();
+                let path = if prefix.is_empty() {
+                    shown.into_owned()
+                } else {
+                    format!("{prefix}/{shown}")
+                };
+                let Ok(Some(meta)) = fs::meta_at(dir.as_fd(), &name) else {
+                    continue;
+                };
+                entries.push(self.entry(dir.as_fd(), &name, path.clone(), &meta));
+                if meta.kind == Kind::Dir
+                    && depth < MAX_DEPTH
+                    && let Ok(child) = fs::open_dir_at(dir.as_fd(), &name)
+                {
+                    stack.push((child, path));
+                }
             }
         }
     }
 
-    /// The entry for one path, given its (not followed) metadata.
-    fn entry(&mut self, host: &Path, path: String, meta: &fs::Metadata) -> Entry {
-        let kind = meta.file_type();
-        if kind.is_dir() {
-            Entry {
+    /// The entry for one name, given its (not followed) metadata.
+    fn entry(&mut self, dir: BorrowedFd<'_>, name: &CStr, path: String, meta: &Meta) -> Entry {
+        match meta.kind {
+            Kind::Dir => Entry {
                 path,
                 kind: EntryKind::Dir,
                 size: 0,
                 head: Vec::new(),
                 digest: 0,
+            },
+            Kind::Symlink => {
+                let target = fs::link_target(dir, name).unwrap_or_default();
+                Entry {
+                    digest: digest(target.as_bytes()),
+                    path,
+                    kind: EntryKind::Symlink { target },
+                    size: meta.size,
+                    head: Vec::new(),
+                }
             }
-        } else if kind.is_symlink() {
-            let target = fs::read_link(host)
-                .map(|t| t.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            Entry {
-                digest: digest(target.as_bytes()),
-                path,
-                kind: EntryKind::Symlink { target },
-                size: meta.len(),
-                head: Vec::new(),
+            Kind::File => {
+                let (digest, head) = self.content(dir, name, &path, meta);
+                Entry {
+                    path,
+                    kind: EntryKind::File,
+                    size: meta.size,
+                    head,
+                    digest,
+                }
             }
-        } else if kind.is_file() {
-            let (digest, head) = self.content(host, meta);
-            Entry {
-                path,
-                kind: EntryKind::File,
-                size: meta.len(),
-                head,
-                digest,
-            }
-        } else {
-            Entry {
+            _ => Entry {
                 path,
                 kind: EntryKind::Other,
                 size: 0,
                 head: Vec::new(),
                 digest: 0,
-            }
+            },
         }
     }
 
-    fn content(&mut self, host: &Path, meta: &fs::Metadata) -> (u64, Vec<u8>) {
+    fn content(
+        &mut self,
+        dir: BorrowedFd<'_>,
+        name: &CStr,
+        path: &str,
+        meta: &Meta,
+    ) -> (u64, Vec<u8>) {
         let stamp = Stamp {
-            ino: meta.ino(),
-            size: meta.len(),
-            mtime: (meta.mtime(), meta.mtime_nsec()),
-            ctime: (meta.ctime(), meta.ctime_nsec()),
+            id: meta.id,
+            size: meta.size,
+            mtime: meta.mtime,
         };
-        if let Some((cached, digest, head)) = self.cache.get(host)
+        if let Some((cached, digest, head)) = self.cache.get(path)
             && *cached == stamp
         {
             return (*digest, head.clone());
         }
-        let bytes = fs::read(host).unwrap_or_default();
-        let value = (
-            digest(&bytes),
-            bytes[..bytes.len().min(HEAD_BYTES)].to_vec(),
-        );
+        let bytes = fs::read_prefix(dir, name, meta.size.min(DIGEST_LIMIT)).unwrap_or_default();
+        let mut value = digest(&bytes);
+        if meta.size > DIGEST_LIMIT {
+            // Too big to read whole: its size and time stand for the rest.
+            value ^= digest(format!("{}:{:?}", meta.size, meta.mtime).as_bytes());
+        }
+        let head = bytes[..bytes.len().min(HEAD_BYTES)].to_vec();
         self.cache
-            .insert(host.to_path_buf(), (stamp, value.0, value.1.clone()));
-        value
+            .insert(path.to_string(), (stamp, value, head.clone()));
+        (value, head)
     }
 }
 
@@ -309,6 +357,16 @@ fn digest(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
+
+    fn open(path: &std::path::Path) -> OwnedFd {
+        rustix::fs::open(
+            path,
+            rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY,
+            rustix::fs::Mode::empty(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+    }
 
     #[test]
     fn an_update_equals_a_full_scan() {
@@ -317,14 +375,15 @@ mod tests {
         fs::create_dir_all(root.join("a/b")).unwrap_or_default();
         fs::write(root.join("a/b/x.md"), "x").unwrap_or_default();
         fs::write(root.join("a-z.md"), "z").unwrap_or_default();
+        let handle = open(root);
         let mut scanner = Scanner::default();
-        let before = scanner.scan(root);
+        let before = scanner.scan(Some(handle.as_fd()));
         fs::create_dir_all(root.join("n/m")).unwrap_or_default();
         fs::write(root.join("n/m/new.md"), "new").unwrap_or_default();
         fs::remove_dir_all(root.join("a/b")).unwrap_or_default();
         let paths = ["n/m/new.md".to_string(), "a/b".to_string()];
-        let updated = scanner.update(root, &before, &paths);
-        assert_eq!(updated, Scanner::default().scan(root));
+        let updated = scanner.update(Some(handle.as_fd()), &before, &paths);
+        assert_eq!(updated, Scanner::default().scan(Some(handle.as_fd())));
     }
 
     #[test]
@@ -337,9 +396,10 @@ mod tests {
         }
         fs::write(b.path().join("notes/x.md"), "x    y\n").unwrap_or_default();
         fs::write(a.path().join("extra"), "").unwrap_or_default();
+        let (ha, hb) = (open(a.path()), open(b.path()));
         let (ta, tb) = (
-            Scanner::default().scan(a.path()),
-            Scanner::default().scan(b.path()),
+            Scanner::default().scan(Some(ha.as_fd())),
+            Scanner::default().scan(Some(hb.as_fd())),
         );
         assert_eq!(ta.entries.len(), 3);
         assert_eq!(
