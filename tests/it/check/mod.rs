@@ -1,12 +1,14 @@
 //! Integration tests of `memspec check`, run as the real binary: the deliberately broken backends
-//! of `tests/backends/` (proof that the suite can fail), exit codes, selection, lint, timeouts,
-//! baselines, `--strict` and snapshots of every report format.
+//! of `tests/backends/` (proof that the suite can fail), the hostile ones of
+//! `tests/backends/hostile/` (proof that the harness survives attacks on itself), exit codes,
+//! selection, lint, timeouts, baselines, `--strict` and snapshots of every report format.
 //!
 //! The broken backends are Python 3 programs; most wrap `memspec serve`, found through the
 //! `MEMSPEC_BIN` variable that every run here sets.
 
 mod broken;
 mod cli;
+mod hostile;
 mod mechanics;
 mod reports;
 

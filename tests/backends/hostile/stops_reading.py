@@ -1,0 +1,31 @@
+"""Hostile: answers the controls and its first tool call, then never reads its stdin again (it
+sleeps forever) while the harness sends it a request bigger than a pipe's buffer (64 KiB): a
+harness that writes the whole request before it starts its timeout blocks in write() forever."""
+
+import json
+import sys
+import time
+
+import _hostile
+
+
+def main():
+    _hostile.started()
+    reference = _hostile._proxy.Reference(_hostile.MEMORIES)
+    # One line at a time, no read-ahead: nothing of the big request is taken off the pipe.
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            return
+        request = json.loads(line)
+        if "input" not in request:
+            _hostile.send({"id": request.get("id"), "ok": request.get("control") == "reset"})
+            continue
+        answer = reference.call(request["input"])
+        _hostile._proxy.reply(request["id"], answer["content"], answer["is_error"])
+        break
+    while True:
+        time.sleep(3600)
+
+
+main()
