@@ -1,6 +1,6 @@
 //! The reference backend called directly, without a process or a protocol in between.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -12,7 +12,6 @@ use crate::reference::Reference;
 #[derive(Debug)]
 pub struct InProcess {
     reference: Reference,
-    memories: PathBuf,
 }
 
 impl InProcess {
@@ -22,10 +21,7 @@ impl InProcess {
             command: "reference".to_string(),
             reason: e.to_string(),
         })?;
-        Ok(InProcess {
-            reference,
-            memories: memories.to_path_buf(),
-        })
+        Ok(InProcess { reference })
     }
 }
 
@@ -35,8 +31,9 @@ impl Backend for InProcess {
     }
 
     fn reset(&mut self) -> Result<bool, BackendError> {
-        // Keeping the sandbox saves making a temporary folder and canaries for every case.
-        crate::serve::wipe(&self.memories).map_err(|e| BackendError::Send {
+        // Keeping the sandbox saves making a temporary folder and canaries for every case. The
+        // folder is emptied through the handle the reference serves, never by path.
+        self.reference.reset().map_err(|e| BackendError::Send {
             reason: format!("cannot empty the memories folder: {e}"),
             stderr: String::new(),
         })?;

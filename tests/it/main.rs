@@ -3,5 +3,6 @@
 mod check;
 mod reference;
 mod replay;
+mod sandbox;
 mod sdk;
 mod suite;
