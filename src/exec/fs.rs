@@ -88,6 +88,8 @@ pub struct Meta {
     pub immutable: bool,
     /// Last modification, (seconds, nanoseconds).
     pub mtime: (i64, u32),
+    /// Last status change (a write, a `touch` of the mtime, a chmod).
+    pub ctime: (i64, u32),
 }
 
 fn meta_from(stat: &rustix::fs::Statx) -> Meta {
@@ -104,6 +106,7 @@ fn meta_from(stat: &rustix::fs::Statx) -> Meta {
         nlink: stat.stx_nlink,
         immutable: stat.stx_attributes.intersects(sticky),
         mtime: (stat.stx_mtime.tv_sec, stat.stx_mtime.tv_nsec),
+        ctime: (stat.stx_ctime.tv_sec, stat.stx_ctime.tv_nsec),
     }
 }
 
@@ -399,17 +402,23 @@ pub fn create_new_at(dir: BorrowedFd<'_>, name: &CStr, bytes: &[u8], mode: u32) 
     Ok(())
 }
 
+/// How long one removal may take: a process still alive (one that escaped the harness) can grow
+/// a tree as fast as it is removed; after that, what is left is reported instead of chased.
+const REMOVE_BUDGET: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// Removes whatever is at `name` in `dir`: a folder with everything below it, without recursion
 /// and holding at most three folders open, whatever the depth; never following a link (links are
-/// removed, not their targets). Permissions and immutable flags a backend set are lifted where
-/// the harness may (its own files); what still cannot be removed is returned, described.
-pub fn remove(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<Vec<String>> {
+/// removed, not their targets). Permissions and immutable flags a backend set below `name` are
+/// lifted where the harness may (its own files), and on `dir` itself only when `own_dir` (never
+/// on the folder the sandbox lives in); what still cannot be removed within [`REMOVE_BUDGET`] is
+/// returned, described.
+pub fn remove(dir: BorrowedFd<'_>, name: &CStr, own_dir: bool) -> io::Result<Vec<String>> {
     let mut left = Vec::new();
     let Some(meta) = meta_at(dir, name)? else {
         return Ok(left);
     };
     if meta.kind != Kind::Dir {
-        unlink(dir, name, false, &mut left);
+        unlink(dir, name, false, own_dir, &mut left);
         return Ok(left);
     }
     struct Frame {
@@ -418,6 +427,7 @@ pub fn remove(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<Vec<String>> {
         pending: Vec<CString>,
         passes: usize,
     }
+    let started = std::time::Instant::now();
     let mut current = open_dir_lifting(dir, name)?;
     let mut stack = vec![Frame {
         name: name.to_owned(),
@@ -426,6 +436,14 @@ pub fn remove(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<Vec<String>> {
         passes: 0,
     }];
     loop {
+        if started.elapsed() > REMOVE_BUDGET {
+            left.push(format!(
+                "{} (still changing after {} s of removal)",
+                name.to_string_lossy(),
+                REMOVE_BUDGET.as_secs()
+            ));
+            return Ok(left);
+        }
         let Some(top) = stack.last_mut() else {
             return Ok(left);
         };
@@ -442,7 +460,7 @@ pub fn remove(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<Vec<String>> {
                     current = fd;
                 }
                 // It changed kind or went away meanwhile: whatever it is now, remove that.
-                Err(_) => unlink(current.as_fd(), &child, false, &mut left),
+                Err(_) => unlink(current.as_fd(), &child, false, true, &mut left),
             }
             continue;
         }
@@ -456,7 +474,7 @@ pub fn remove(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<Vec<String>> {
                     if kind == Kind::Dir {
                         top.pending.push(child);
                     } else {
-                        unlink(current.as_fd(), &child, false, &mut left);
+                        unlink(current.as_fd(), &child, false, true, &mut left);
                     }
                 }
                 continue;
@@ -467,39 +485,57 @@ pub fn remove(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<Vec<String>> {
         };
         let Some(parent) = stack.last() else {
             drop(current);
-            unlink(dir, &done.name, true, &mut left);
+            unlink(dir, &done.name, true, own_dir, &mut left);
             return Ok(left);
         };
-        // Climb back through `..`, and check it is the folder that was descended from: a tree
+        // Climb back through `..` (which needs search permission on this folder, that a backend
+        // may have taken away), and check it is the folder that was descended from: a tree
         // moved meanwhile must not lead the removal anywhere else.
-        let up = open_dir_at(current.as_fd(), c"..")?;
-        if meta_of(up.as_fd())?.id != parent.id {
-            left.push(format!(
-                "{} (its folder was moved while it was being removed)",
-                done.name.to_string_lossy()
-            ));
-            return Ok(left);
-        }
+        let _ = rustix::fs::fchmod(current.as_fd(), Mode::from_raw_mode(0o700));
+        let up = match open_dir_at(current.as_fd(), c"..") {
+            Ok(up) if meta_of(up.as_fd()).is_ok_and(|m| m.id == parent.id) => up,
+            _ => {
+                left.push(format!(
+                    "{} (its folder was moved or locked while it was being removed)",
+                    done.name.to_string_lossy()
+                ));
+                return Ok(left);
+            }
+        };
         current = up;
-        unlink(current.as_fd(), &done.name, true, &mut left);
+        unlink(current.as_fd(), &done.name, true, true, &mut left);
     }
 }
 
 /// Opens a folder for removal; a folder a backend made unreadable (chmod 000) is made readable
-/// again first: the harness owns it.
+/// again first (the harness owns it), through a handle on the folder itself, so that a link
+/// swapped in at its name is never what is changed.
 fn open_dir_lifting(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<OwnedFd> {
     match open_dir_at(dir, name) {
         Err(e) if e.raw_os_error() == Some(Errno::ACCESS.raw_os_error()) => {
-            rustix::fs::chmodat(dir, name, Mode::from_raw_mode(0o700), AtFlags::empty())?;
+            chmod_dir_nofollow(dir, name, 0o700)?;
             open_dir_at(dir, name)
         }
         other => other,
     }
 }
 
+/// Changes the mode of the folder `name` in `dir`, never through a link: the folder is opened
+/// with `O_PATH | O_NOFOLLOW` (which needs no permission on it) and changed through its
+/// `/proc/self/fd` entry, which names the opened folder itself.
+pub fn chmod_dir_nofollow(dir: BorrowedFd<'_>, name: &CStr, mode: u32) -> io::Result<()> {
+    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd = rustix::fs::openat(dir, name, flags, Mode::empty())?;
+    let path = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&fd));
+    rustix::fs::chmod(path.as_str(), Mode::from_raw_mode(mode))?;
+    Ok(())
+}
+
 /// Unlinks one name; on a refusal lifts what a backend may have set (a read-only folder, an
-/// immutable or append-only flag) and tries once more. Failures are recorded in `left`.
-fn unlink(dir: BorrowedFd<'_>, name: &CStr, is_dir: bool, left: &mut Vec<String>) {
+/// immutable or append-only flag) and tries once more. `lift_dir` says whether `dir` itself is
+/// the harness's to change (never the folder the sandbox lives in). Failures are recorded in
+/// `left`.
+fn unlink(dir: BorrowedFd<'_>, name: &CStr, is_dir: bool, lift_dir: bool, left: &mut Vec<String>) {
     let flags = if is_dir {
         AtFlags::REMOVEDIR
     } else {
@@ -514,8 +550,10 @@ fn unlink(dir: BorrowedFd<'_>, name: &CStr, is_dir: bool, left: &mut Vec<String>
         }
     }
     // The folder itself may be read-only or immutable, or the entry immutable.
-    let _ = rustix::fs::fchmod(dir, Mode::from_raw_mode(0o700));
-    lift_flags(dir);
+    if lift_dir {
+        let _ = rustix::fs::fchmod(dir, Mode::from_raw_mode(0o700));
+        lift_flags(dir);
+    }
     if let Ok(Some(meta)) = meta_at(dir, name)
         && meta.immutable
         && matches!(meta.kind, Kind::File | Kind::Dir)
@@ -525,7 +563,9 @@ fn unlink(dir: BorrowedFd<'_>, name: &CStr, is_dir: bool, left: &mut Vec<String>
         } else {
             rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty()).map_err(io::Error::from)
         };
-        if let Ok(fd) = open {
+        if let Ok(fd) = open
+            && meta_of(fd.as_fd()).is_ok_and(|opened| opened.id == meta.id)
+        {
             lift_flags(fd.as_fd());
         }
     }
@@ -572,7 +612,7 @@ mod tests {
         let top = open_dir_at(root.as_fd(), c"t")?;
         tree_depth(top.as_fd(), 5000)?;
         drop(top);
-        assert_eq!(remove(root.as_fd(), c"t")?, Vec::<String>::new());
+        assert_eq!(remove(root.as_fd(), c"t", true)?, Vec::<String>::new());
         assert!(meta_at(root.as_fd(), c"t")?.is_none());
         Ok(())
     }
@@ -586,7 +626,7 @@ mod tests {
         std::fs::create_dir(tmp.path().join("t"))?;
         std::os::unix::fs::symlink(&victim, tmp.path().join("t/link"))?;
         let root = rustix::fs::open(tmp.path(), DIR_FLAGS, Mode::empty())?;
-        assert_eq!(remove(root.as_fd(), c"t")?, Vec::<String>::new());
+        assert_eq!(remove(root.as_fd(), c"t", true)?, Vec::<String>::new());
         assert_eq!(std::fs::read(victim.join("keep.txt"))?, b"keep");
         Ok(())
     }

@@ -30,10 +30,13 @@ pub const READ_LIMIT: u64 = 64 << 20;
 
 /// Files outside `memories/` whose content is compared byte for byte (the canaries are tiny); a
 /// larger file there is compared by size and modification time.
-const OUTSIDE_CONTENT_LIMIT: u64 = 64 << 10;
+const OUTSIDE_CONTENT_LIMIT: u64 = 4 << 10;
 
 /// Entries recorded outside `memories/`; past that, a flood is summarised, not listed.
 const OUTSIDE_ENTRY_LIMIT: usize = 10_000;
+
+/// Folders a walk of the sandbox holds open at once.
+const OPEN_FOLDER_LIMIT: usize = 64;
 
 /// The name of the memory folder inside the sandbox.
 const MEMORIES: &CStr = c"memories";
@@ -67,8 +70,8 @@ pub struct Seen {
     pub size: u64,
     /// A file's content when small, a link's target; otherwise empty.
     pub content: Vec<u8>,
-    /// Modification time, for files too large to compare by content.
-    pub mtime: (i64, u32),
+    /// Modification and status change times, for files too large to compare by content.
+    pub mtime: ((i64, u32), (i64, u32)),
 }
 
 /// Everything outside `memories/`, by path relative to the sandbox.
@@ -269,12 +272,15 @@ impl Sandbox {
             if name.as_c_str() == MEMORIES
                 && let Ok(memories) = self.memories_dir()
             {
+                // Whatever mode or flags the backend gave its folder, the next case starts
+                // from a plain one.
+                let _ = rustix::fs::fchmod(memories.as_fd(), Mode::from_raw_mode(0o755));
                 for (entry, _) in fs::entries(memories.as_fd())? {
-                    left.extend(fs::remove(memories.as_fd(), &entry)?);
+                    left.extend(fs::remove(memories.as_fd(), &entry, true)?);
                 }
                 continue;
             }
-            left.extend(fs::remove(self.base.as_fd(), &name)?);
+            left.extend(fs::remove(self.base.as_fd(), &name, true)?);
         }
         if fs::meta_at(self.base.as_fd(), MEMORIES)?.is_none() {
             rustix::fs::mkdirat(self.base.as_fd(), MEMORIES, Mode::from_raw_mode(0o755))?;
@@ -295,27 +301,39 @@ impl Sandbox {
             return Vec::new();
         }
         self.removed = true;
-        // Only the folder this sandbox made is removed by its name; if the backend moved it and
-        // put something else there, its contents go through the handle and the rest is left.
+        // The contents go through the handle, so they are this sandbox's whatever its name now
+        // refers to; then the name is removed only if it still is this (now empty) folder, and
+        // an empty folder is all `rmdir` can remove anyway.
+        let mut left = Vec::new();
+        let _ = rustix::fs::fchmod(self.base.as_fd(), Mode::from_raw_mode(0o700));
+        match fs::entries(self.base.as_fd()) {
+            Ok(entries) => {
+                for (name, _) in entries {
+                    match fs::remove(self.base.as_fd(), &name, true) {
+                        Ok(more) => left.extend(more),
+                        Err(e) => left.push(format!("{}: {e}", name.to_string_lossy())),
+                    }
+                }
+            }
+            Err(e) => left.push(format!("{}: {e}", self.path.display())),
+        }
         let ours = fs::meta_at(self.parent.as_fd(), &self.name)
             .ok()
             .flatten()
             .is_some_and(|meta| meta.id == self.id);
-        let outcome = if ours {
-            fs::remove(self.parent.as_fd(), &self.name)
-        } else {
-            fs::entries(self.base.as_fd()).and_then(|entries| {
-                let mut left = vec![format!(
-                    "{} (no longer the sandbox's folder)",
-                    self.path.display()
-                )];
-                for (name, _) in entries {
-                    left.extend(fs::remove(self.base.as_fd(), &name)?);
-                }
-                Ok(left)
-            })
-        };
-        outcome.unwrap_or_else(|e| vec![format!("{}: {e}", self.path.display())])
+        if !ours {
+            left.push(format!(
+                "{} (no longer the sandbox's folder)",
+                self.path.display()
+            ));
+        } else if let Err(e) = rustix::fs::unlinkat(
+            self.parent.as_fd(),
+            &*self.name,
+            rustix::fs::AtFlags::REMOVEDIR,
+        ) {
+            left.push(format!("{}: {e}", self.path.display()));
+        }
+        left
     }
 
     /// Makes a fixture inside `memories/`, never through anything the backend put there: a
@@ -468,20 +486,17 @@ impl Sandbox {
                 let Ok(Some(meta)) = fs::meta_at(dir.as_fd(), &name) else {
                     continue;
                 };
-                if meta.kind == Kind::Dir
-                    && let Ok(child) = fs::open_dir_at(dir.as_fd(), &name)
-                {
-                    queue.push((child, path.clone()));
+                // Bound the open folders: folders past the limit are recorded, not entered.
+                if meta.kind == Kind::Dir {
+                    if queue.len() >= OPEN_FOLDER_LIMIT {
+                        outside.more += 1;
+                    } else if let Ok(child) = fs::open_dir_at(dir.as_fd(), &name) {
+                        queue.push((child, path.clone()));
+                    }
                 }
                 outside
                     .entries
                     .insert(path, seen(dir.as_fd(), &name, &meta));
-            }
-            // Bound the open folders: a deep tree outside is walked breadth by depth, and
-            // folders past the limit are counted, not opened.
-            if queue.len() > 256 {
-                outside.more += queue.len() - 256;
-                queue.truncate(256);
             }
         }
         outside
@@ -678,9 +693,9 @@ fn seen(dir: BorrowedFd<'_>, name: &CStr, meta: &Meta) -> Seen {
         },
         content,
         mtime: if meta.kind == Kind::File && meta.size > OUTSIDE_CONTENT_LIMIT {
-            meta.mtime
+            (meta.mtime, meta.ctime)
         } else {
-            (0, 0)
+            ((0, 0), (0, 0))
         },
     }
 }

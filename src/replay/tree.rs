@@ -149,6 +149,7 @@ struct Stamp {
     id: (u64, u64),
     size: u64,
     mtime: (i64, u32),
+    ctime: (i64, u32),
 }
 
 /// Scans one folder repeatedly, reading only files that changed.
@@ -243,7 +244,8 @@ impl Scanner {
     }
 
     /// Every entry below the open folder `top` (named `prefix`), depth first with an explicit
-    /// stack: at most [`MAX_DEPTH`] folders are open at once.
+    /// stack: at most [`MAX_DEPTH`] folders are open at once (past that, a folder is listed as
+    /// an entry but not entered).
     fn walk(&mut self, top: OwnedFd, prefix: String, entries: &mut Vec<Entry>) {
         let mut stack: Vec<(OwnedFd, String)> = vec![(top, prefix)];
         while let Some((dir, prefix)) = stack.pop() {
@@ -264,6 +266,7 @@ impl Scanner {
                 entries.push(self.entry(dir.as_fd(), &name, path.clone(), &meta));
                 if meta.kind == Kind::Dir
                     && depth < MAX_DEPTH
+                    && stack.len() < MAX_DEPTH
                     && let Ok(child) = fs::open_dir_at(dir.as_fd(), &name)
                 {
                     stack.push((child, path));
@@ -323,6 +326,7 @@ impl Scanner {
             id: meta.id,
             size: meta.size,
             mtime: meta.mtime,
+            ctime: meta.ctime,
         };
         if let Some((cached, digest, head)) = self.cache.get(path)
             && *cached == stamp

@@ -169,6 +169,10 @@ impl Starts {
             self.worked.store(true, Ordering::Relaxed);
             return;
         };
+        // A harness fault says nothing about the backend.
+        if reason.starts_with("harness:") {
+            return;
+        }
         let kind = break_kind(reason);
         if let Ok(mut alike) = self.alike.lock() {
             match alike.as_mut() {
@@ -516,6 +520,19 @@ fn execute(
             Ok(()) => {}
             Err(FixtureError::InTheWay(what)) => {
                 let mut found = vec![what];
+                found.extend(discard(session).into_iter().map(cannot_remove));
+                sandbox_findings(result, &found, "while the harness made the case's fixtures");
+                return Ok(());
+            }
+            // Refused by the operating system in a folder the backend had the run of (a mode or
+            // flag it set): in the way as much as a link would be.
+            Err(FixtureError::Io { source, .. })
+                if matches!(
+                    source.kind(),
+                    std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+                ) =>
+            {
+                let mut found = vec![format!("the harness cannot make a fixture: {source}")];
                 found.extend(discard(session).into_iter().map(cannot_remove));
                 sandbox_findings(result, &found, "while the harness made the case's fixtures");
                 return Ok(());
