@@ -76,6 +76,9 @@ pub struct Stdio {
     answered: bool,
     /// Whether the process was seen to exit without reading anything sent to it.
     exited_unread: bool,
+    /// Whether the process and its group were killed: once only, since a group killed again
+    /// after its last member is gone names an id the system may have given out anew.
+    killed: bool,
 }
 
 impl std::fmt::Debug for Stdio {
@@ -171,6 +174,7 @@ impl Stdio {
             next_id: 1,
             answered: false,
             exited_unread: false,
+            killed: false,
         })
     }
 
@@ -224,6 +228,9 @@ impl Stdio {
     /// Called at the end of every process's life, whether or not the process itself is still
     /// there: a child it left behind is still in the group.
     fn kill(&mut self) {
+        if std::mem::replace(&mut self.killed, true) {
+            return;
+        }
         let pid = self.child.id() as i32;
         if let Some(pid) = rustix::process::Pid::from_raw(pid) {
             let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);

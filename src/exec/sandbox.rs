@@ -343,9 +343,23 @@ impl Sandbox {
             path: fixture.path.clone(),
             reason: reason.to_string(),
         };
-        let io_error = |source: io::Error| FixtureError::Io {
-            path: fixture.path.clone(),
-            source,
+        // Refused by the operating system in a folder the backend had the run of (a mode or a
+        // flag it set) is in the way as much as a link would be; anything else is the harness's.
+        let io_error = |source: io::Error| {
+            if matches!(
+                source.kind(),
+                io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem
+            ) {
+                FixtureError::InTheWay(format!(
+                    "the harness cannot make the fixture {:?}: {source}",
+                    fixture.path
+                ))
+            } else {
+                FixtureError::Io {
+                    path: fixture.path.clone(),
+                    source,
+                }
+            }
         };
         let parts = fs::components(&fixture.path)
             .map_err(|_| invalid("must be a plain relative path inside memories/"))?;
@@ -361,7 +375,8 @@ impl Sandbox {
                 fixture.path
             )),
             WalkError::NotPlain(_) => invalid("must be a plain relative path inside memories/"),
-            other => io_error(io::Error::other(other.to_string())),
+            WalkError::Io { source, .. } => io_error(source),
+            missing @ WalkError::Missing { .. } => io_error(io::Error::other(missing.to_string())),
         })?;
         let name = fs::c_name(last).map_err(|_| invalid("contains a NUL byte"))?;
         let made = match &fixture.kind {

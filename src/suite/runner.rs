@@ -458,10 +458,7 @@ fn after_reset(sandbox: &Sandbox) -> Vec<String> {
     );
     if found.is_empty() {
         match sandbox.clear() {
-            Ok(left) => found.extend(
-                left.into_iter()
-                    .map(|what| format!("the harness cannot remove {what} from the sandbox")),
-            ),
+            Ok(left) => found.extend(left.into_iter().map(cannot_remove)),
             Err(e) => found.push(format!("the harness cannot empty the sandbox: {e}")),
         }
     }
@@ -524,19 +521,6 @@ fn execute(
                 sandbox_findings(result, &found, "while the harness made the case's fixtures");
                 return Ok(());
             }
-            // Refused by the operating system in a folder the backend had the run of (a mode or
-            // flag it set): in the way as much as a link would be.
-            Err(FixtureError::Io { source, .. })
-                if matches!(
-                    source.kind(),
-                    std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
-                ) =>
-            {
-                let mut found = vec![format!("the harness cannot make a fixture: {source}")];
-                found.extend(discard(session).into_iter().map(cannot_remove));
-                sandbox_findings(result, &found, "while the harness made the case's fixtures");
-                return Ok(());
-            }
             Err(e) => return Err(format!("harness: cannot make fixture: {e}")),
         }
     }
@@ -589,7 +573,8 @@ fn execute(
         }
     }
     let outside_after = sandbox.outside();
-    if let Some(changes) = Sandbox::describe_changes(&outside_before, &outside_after) {
+    let outside_changed = Sandbox::describe_changes(&outside_before, &outside_after);
+    if let Some(changes) = &outside_changed {
         result.findings.push(Finding {
             check: Check::Outside,
             level: Level::Must,
@@ -597,7 +582,7 @@ fn execute(
             step: None,
             message: format!(
                 "something outside the memories folder was created, changed or deleted: {}",
-                shorten_list(&changes)
+                shorten_list(changes)
             ),
             expected: Some(render_outside(&outside_before)),
             actual: Some(render_outside(&outside_after)),
@@ -606,7 +591,7 @@ fn execute(
         });
     }
     let tampered = sandbox.audit();
-    if reuse.unsupported() || !tampered.is_empty() || outside_before != outside_after {
+    if reuse.unsupported() || !tampered.is_empty() || outside_changed.is_some() {
         // One process per case, or a sandbox the backend damaged: a new process on a new
         // sandbox for the next case. Whatever a lone process wrote after its last reply is a
         // flood of this case.
