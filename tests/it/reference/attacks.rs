@@ -72,14 +72,7 @@ pub fn arena() -> Sandbox {
     sb.symlink("loop_a", "loop_b");
     sb.symlink("../outside/created-through-dangling.txt", "dangling");
     sb.symlink("../outside/newdir", "dangling_dir");
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        sb.path("fifo"),
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .expect("mkfifo");
+    sb.fifo("fifo");
     sb
 }
 

@@ -350,14 +350,7 @@ fn components_whose_nfkc_form_holds_a_separator_are_refused() {
 fn a_trailing_slash_on_anything_but_a_folder_finds_nothing() {
     let sb = Sandbox::new();
     sb.write("file.txt", "f\n");
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        sb.path("fifo"),
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .expect("mkfifo");
+    sb.fifo("fifo");
     let _socket = std::os::unix::net::UnixListener::bind(sb.path("sock")).expect("socket");
     let mut leaves = vec!["file.txt", "fifo", "sock"];
     // A device needs CAP_MKNOD: covered where the tests run as root.

@@ -104,6 +104,18 @@ impl Sandbox {
         std::os::unix::fs::symlink(target, self.path(rel)).expect("symlink fixture");
     }
 
+    /// Makes a FIFO at `rel` below the memories folder.
+    pub fn fifo(&self, rel: &str) {
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            self.path(rel),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .expect("mkfifo");
+    }
+
     /// Reads a file below the memories folder directly.
     pub fn read(&self, rel: &str) -> String {
         String::from_utf8(std::fs::read(self.path(rel)).expect("read")).expect("utf-8")

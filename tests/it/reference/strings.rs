@@ -353,14 +353,7 @@ fn view_decided_refusals() {
         &view("/memories/bin.dat"),
         "Error: The file /memories/bin.dat is not valid UTF-8 text; the memory tool only reads and edits UTF-8 text files.",
     );
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        sb.path("fifo"),
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .expect("mkfifo");
+    sb.fifo("fifo");
     let _socket = std::os::unix::net::UnixListener::bind(sb.path("sock")).expect("socket");
     for special in ["fifo", "sock"] {
         sb.expect_err(
@@ -740,14 +733,7 @@ fn str_replace_refuses_links_specials_and_non_utf8() {
         std::fs::read(sb.path("bin.dat")).unwrap(),
         [0xc3, 0x28, b'a']
     );
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        sb.path("fifo"),
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .expect("mkfifo");
+    sb.fifo("fifo");
     sb.expect_err(
         &str_replace("/memories/fifo", "a", "b"),
         "Error: The path /memories/fifo is not a regular file or folder.",
@@ -1133,14 +1119,7 @@ fn listing_order_is_by_bytes_depth_first() {
 fn non_utf8_files_and_special_files_can_be_deleted_and_renamed() {
     let sb = Sandbox::new();
     sb.write("bin.dat", [0xff, 0x00, 0xfe]);
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        sb.path("fifo"),
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .expect("mkfifo");
+    sb.fifo("fifo");
     // A FIFO is not listed; a non-UTF-8 file is, with its size.
     sb.expect_ok(
         &view("/memories"),
