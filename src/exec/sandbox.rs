@@ -583,24 +583,46 @@ impl Sandbox {
         };
         let name = fs::c_name(last).map_err(|e| e.to_string())?;
         let meta = fs::meta_at(dir.as_fd(), &name).map_err(|e| e.to_string())?;
-        let expected_bytes = match expect {
-            EffectKind::FileText(text) => Some(text.as_bytes().to_vec()),
-            EffectKind::FileBytesHex(hex) => Some(decode_hex(hex).map_err(|e| e.to_string())?),
-            _ => None,
+        // The byte strings the file may hold, any one of them.
+        let wanted: Vec<Vec<u8>> = match expect {
+            EffectKind::FileText(text) => vec![text.as_bytes().to_vec()],
+            EffectKind::FileBytesHex(hex) => vec![decode_hex(hex).map_err(|e| e.to_string())?],
+            EffectKind::FileBytesHexOneOf(hexes) => hexes
+                .iter()
+                .map(|hex| decode_hex(hex).map_err(|e| e.to_string()))
+                .collect::<Result<_, _>>()?,
+            EffectKind::Lines(lines) => {
+                let joined = lines.join("\n");
+                let mut ended = joined.clone();
+                ended.push('\n');
+                if lines.is_empty() {
+                    vec![Vec::new()]
+                } else {
+                    vec![joined.into_bytes(), ended.into_bytes()]
+                }
+            }
+            _ => Vec::new(),
         };
         let ok = match (expect, &meta) {
             (EffectKind::Absent(_), None) => true,
             (_, None) | (EffectKind::Absent(_), Some(_)) => false,
             (EffectKind::File(_), Some(m)) => m.kind == Kind::File,
             (EffectKind::Dir(_), Some(m)) => m.kind == Kind::Dir,
-            (EffectKind::FileText(_) | EffectKind::FileBytesHex(_), Some(m)) => {
-                let want = expected_bytes.as_deref().unwrap_or_default();
+            (
+                EffectKind::FileText(_)
+                | EffectKind::FileBytesHex(_)
+                | EffectKind::FileBytesHexOneOf(_)
+                | EffectKind::Lines(_),
+                Some(m),
+            ) => {
+                // Only a file of one of the wanted sizes is read, and no further than that.
+                let candidates: Vec<&Vec<u8>> =
+                    wanted.iter().filter(|w| w.len() as u64 == m.size).collect();
                 m.kind == Kind::File
-                    && m.size == want.len() as u64
-                    && fs::read_at(dir.as_fd(), &name, want.len() as u64)
+                    && !candidates.is_empty()
+                    && fs::read_at(dir.as_fd(), &name, m.size)
                         .ok()
-                        .as_deref()
-                        == Some(want)
+                        .is_some_and(|bytes| candidates.iter().any(|w| **w == bytes))
             }
             (EffectKind::Symlink(target), Some(m)) => {
                 m.kind == Kind::Symlink

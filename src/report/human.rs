@@ -64,7 +64,7 @@ fn case_block(out: &mut String, report: &Report, spec: &Spec, result: &CaseResul
             finding.rule
         );
         // The spec sentence once per rule and case: several findings often cite the same one.
-        if let Some(text) = rule_text(spec, &finding.rule)
+        if let Some(text) = rule_text(spec, finding.rule.as_str())
             && !cited.contains(&finding.rule.as_str())
         {
             cited.push(finding.rule.as_str());

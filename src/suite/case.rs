@@ -32,11 +32,9 @@ pub struct Case {
     pub id: String,
     /// One sentence: what the case checks.
     pub title: String,
-    /// Ids of the rules in `spec/` it checks; the first names the case's level by default.
+    /// Ids of the rules in `spec/` it checks; the first is the rule of every check that names
+    /// none itself. A check's level is its rule's: levels live in `spec/` only.
     pub rules: Vec<String>,
-    /// Overrides the level taken from the rules.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub level: Option<Level>,
     /// Whether the case is an attack (counted separately; confinement checks are always run).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hostile: bool,
@@ -142,16 +140,15 @@ pub struct Step {
     /// The expected `is_error` flag.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_error: Option<bool>,
+    /// The rule that makes `is_error` what it is (default: the case's first rule).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error_rule: Option<String>,
     /// The expected text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<TextExpectation>,
-    /// Level of the text check (default: the case's level, but never above SHOULD for exact
-    /// strings unless set here).
+    /// The rule that prescribes the text (default: the case's first rule).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text_level: Option<Level>,
-    /// Level of the `is_error` check (default: MUST).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub is_error_level: Option<Level>,
+    pub text_rule: Option<String>,
     /// Known variants of the text that official implementations return, each named.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dialects: Vec<Dialect>,
@@ -209,9 +206,9 @@ pub struct Effect {
     /// What must hold.
     #[serde(flatten)]
     pub expect: EffectKind,
-    /// Level (default: the case's level).
+    /// The rule that makes it hold (default: the case's first rule).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub level: Option<Level>,
+    pub rule: Option<String>,
 }
 
 /// What an effect checks.
@@ -222,6 +219,12 @@ pub enum EffectKind {
     FileText(String),
     /// A regular file with exactly these bytes, hex-encoded (for non-UTF-8 content).
     FileBytesHex(String),
+    /// A regular file with exactly one of these byte strings, hex-encoded (where the spec allows
+    /// more than one result, such as refusing an edit of a non-UTF-8 file or making it byte-wise).
+    FileBytesHexOneOf(Vec<String>),
+    /// A regular file whose lines are exactly these: split at `\n`, a final `\n` ending the
+    /// last line rather than starting one (whether a file ends with one is often a decision).
+    Lines(Vec<String>),
     /// A regular file (any content).
     File(bool),
     /// A folder.

@@ -22,7 +22,7 @@ pub fn coverage<'a>(spec: &'a Spec, suite: &'a Suite) -> Vec<RuleCoverage<'a>> {
             cases: suite
                 .cases
                 .iter()
-                .filter(|c| c.case.rules.iter().any(|r| r == &rule.id))
+                .filter(|c| c.case.rules.iter().any(|r| rule.id == r.as_str()))
                 .map(|c| c.case.id.as_str())
                 .collect(),
         })
@@ -32,7 +32,11 @@ pub fn coverage<'a>(spec: &'a Spec, suite: &'a Suite) -> Vec<RuleCoverage<'a>> {
 /// The matrix as text: level, rule id, number of cases, a few case ids; uncovered rules marked.
 pub fn render(rows: &[RuleCoverage<'_>]) -> String {
     let mut out = String::new();
-    let width = rows.iter().map(|r| r.rule.id.len()).max().unwrap_or(10);
+    let width = rows
+        .iter()
+        .map(|r| r.rule.id.as_str().len())
+        .max()
+        .unwrap_or(10);
     for row in rows {
         let mut shown: Vec<&str> = row.cases.iter().take(3).copied().collect();
         if row.cases.len() > 3 {

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::case::Level;
 use crate::protocol::ToolResult;
+use crate::spec::RuleId;
 
 /// A case's outcome, ordered from best to worst.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -87,7 +88,7 @@ pub struct Finding {
     /// Level it was graded at.
     pub level: Level,
     /// Rule it breaks.
-    pub rule: String,
+    pub rule: RuleId,
     /// Index of the step (0-based), when it is about one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step: Option<usize>,

@@ -4,12 +4,15 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::case::{Case, CaseFile, Level, Matcher, TextExpectation};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::case::{Case, Level, Matcher, TextExpectation};
 use super::matcher;
 use crate::builtin::{self, Source};
-use crate::spec::Spec;
+use crate::spec::{RuleId, Spec, known};
 
-/// A case with where it came from and its effective level.
+/// A case with where it came from, and the rule and level of each of its checks.
 #[derive(Debug, Clone)]
 pub struct LoadedCase {
     /// File name within the cases folder.
@@ -18,8 +21,70 @@ pub struct LoadedCase {
     pub area: String,
     /// The case.
     pub case: Case,
-    /// `case.level`, or the level of its first rule.
+    /// The highest level of its checks: what the case can fail at (used by `--level`).
     pub level: Level,
+    /// The case's first rule: of its setup calls, and of any check that names none.
+    pub main: Graded,
+    /// Per step, the rules of its checks.
+    pub steps: Vec<StepRules>,
+    /// Per effect, its rule.
+    pub effects: Vec<Graded>,
+    /// The checks every case makes: confinement (canaries, outside changes, canary content in
+    /// an output, the sandbox) and host paths in an output.
+    pub always: Always,
+}
+
+/// The rules of the checks made in every case, whatever it says.
+#[derive(Debug, Clone)]
+pub struct Always {
+    /// Nothing outside the memory folder is touched or shown.
+    pub confinement: Graded,
+    /// No host path in an output.
+    pub host_paths: Graded,
+}
+
+/// A rule with the level it grades at, taken from `spec/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Graded {
+    /// The rule.
+    pub rule: RuleId,
+    /// Its level.
+    pub level: Level,
+}
+
+impl Graded {
+    /// The rule, graded as `spec` says.
+    pub fn of(rule: RuleId, spec: &Spec) -> Graded {
+        Graded {
+            level: spec.level(&rule),
+            rule,
+        }
+    }
+}
+
+/// The rules of one step's checks.
+#[derive(Debug, Clone)]
+pub struct StepRules {
+    /// Of the `is_error` check.
+    pub is_error: Graded,
+    /// Of the text check.
+    pub text: Graded,
+    /// Of `must_not_contain`: confinement, whatever the case.
+    pub must_not_contain: Graded,
+}
+
+/// The top of a case file, read before its cases, so that a malformed case is named.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCaseFile {
+    #[serde(rename = "$schema", default)]
+    #[allow(dead_code)] // read so that it is allowed; editors use it
+    schema: Option<String>,
+    area: String,
+    #[serde(default)]
+    #[allow(dead_code)] // read so that it is allowed; for people
+    description: String,
+    cases: Vec<Value>,
 }
 
 /// The whole suite, in file then case order.
@@ -138,7 +203,7 @@ pub fn lint_files(files: &[(String, String)], spec: &Spec) -> (Suite, Vec<LintPr
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
     for (file, text) in files {
         let file = file.clone();
-        let parsed: CaseFile = match serde_json::from_str(text) {
+        let parsed: RawCaseFile = match serde_json::from_str(text) {
             Ok(parsed) => parsed,
             Err(e) => {
                 problems.push(LintProblem {
@@ -156,7 +221,23 @@ pub fn lint_files(files: &[(String, String)], spec: &Spec) -> (Suite, Vec<LintPr
                 message: "the file has no cases".into(),
             });
         }
-        for case in parsed.cases {
+        for (index, raw) in parsed.cases.into_iter().enumerate() {
+            // Each case is read on its own: an unknown or malformed field names its case.
+            let name = raw
+                .get("id")
+                .and_then(Value::as_str)
+                .map_or_else(|| format!("#{} (no id)", index + 1), str::to_string);
+            let case: Case = match serde_json::from_value(raw) {
+                Ok(case) => case,
+                Err(e) => {
+                    problems.push(LintProblem {
+                        file: file.clone(),
+                        case: Some(name),
+                        message: format!("not a valid case: {e}"),
+                    });
+                    continue;
+                }
+            };
             let mut problem = |message: String| {
                 problems.push(LintProblem {
                     file: file.clone(),
@@ -170,24 +251,116 @@ pub fn lint_files(files: &[(String, String)], spec: &Spec) -> (Suite, Vec<LintPr
             for message in check_case(&case, &parsed.area, spec) {
                 problem(message);
             }
-            let level = case
-                .level
-                .or_else(|| {
-                    case.rules
-                        .first()
-                        .and_then(|r| spec.get(r))
-                        .map(|r| r.level)
-                })
-                .unwrap_or(Level::Must);
-            suite.cases.push(LoadedCase {
-                file: file.clone(),
-                area: parsed.area.clone(),
-                case,
-                level,
-            });
+            match resolve(&case, spec) {
+                Ok(resolved) => {
+                    for message in wording_at_must(&case, &resolved) {
+                        problem(message);
+                    }
+                    suite.cases.push(LoadedCase {
+                        file: file.clone(),
+                        area: parsed.area.clone(),
+                        case,
+                        level: resolved.level,
+                        main: resolved.main,
+                        steps: resolved.steps,
+                        effects: resolved.effects,
+                        always: Always {
+                            confinement: Graded::of(known::CONFINEMENT, spec),
+                            host_paths: Graded::of(known::NO_HOST_PATHS, spec),
+                        },
+                    });
+                }
+                Err(Some(message)) => problem(message),
+                // The case's own `rules` are reported by `check_case`.
+                Err(None) => {}
+            }
         }
     }
     (suite, problems)
+}
+
+/// A text check compares wording (an exact string, a template, a listing), so it may never be
+/// graded MUST: a MUST rule is a fact, and a fact is checked as one (an effect, `lines`, the
+/// flag), or a backend that words it otherwise fails for nothing.
+fn wording_at_must(case: &Case, resolved: &Resolved) -> Vec<String> {
+    case.steps
+        .iter()
+        .zip(&resolved.steps)
+        .enumerate()
+        .filter(|(_, (step, rules))| step.text.is_some() && rules.text.level == Level::Must)
+        .map(|(i, (_, rules))| {
+            format!(
+                "step {}: the text check is graded MUST through rule `{}`; a text pins a wording: give it a `text_rule` that words it (SHOULD) or a decision (INFO), and check the fact with an effect",
+                i + 1,
+                rules.text.rule
+            )
+        })
+        .collect()
+}
+
+/// The graded rules of a case's checks.
+struct Resolved {
+    level: Level,
+    main: Graded,
+    steps: Vec<StepRules>,
+    effects: Vec<Graded>,
+}
+
+/// The rule and level of every check of `case`. An unknown rule id named by a check is an
+/// error naming it; a problem with the case's own `rules` is `None` (`check_case` reports it).
+fn resolve(case: &Case, spec: &Spec) -> Result<Resolved, Option<String>> {
+    let graded = |id: Option<&String>| -> Result<Graded, Option<String>> {
+        let Some(named) = id else {
+            let first = case.rules.first().ok_or(None)?;
+            return spec
+                .id(first)
+                .map(|rule| Graded::of(rule, spec))
+                .ok_or(None);
+        };
+        spec.id(named)
+            .map(|rule| Graded::of(rule, spec))
+            .ok_or_else(|| {
+                Some(format!(
+                    "unknown rule id `{named}` (see spec/rules.json and spec/decisions.json)"
+                ))
+            })
+    };
+    let main = graded(None)?;
+    let mut steps = Vec::with_capacity(case.steps.len());
+    for step in &case.steps {
+        steps.push(StepRules {
+            is_error: graded(step.is_error_rule.as_ref())?,
+            text: graded(step.text_rule.as_ref())?,
+            must_not_contain: Graded::of(known::CONFINEMENT, spec),
+        });
+    }
+    let effects = case
+        .effects
+        .iter()
+        .map(|effect| graded(effect.rule.as_ref()))
+        .collect::<Result<Vec<_>, _>>()?;
+    // What the case can fail at: the highest level among the checks it makes.
+    let level = case
+        .steps
+        .iter()
+        .zip(&steps)
+        .flat_map(|(step, rules)| {
+            [
+                step.is_error.map(|_| rules.is_error.level),
+                step.text.as_ref().map(|_| rules.text.level),
+                (!step.must_not_contain.is_empty()).then_some(rules.must_not_contain.level),
+            ]
+        })
+        .flatten()
+        .chain(effects.iter().map(|e| e.level))
+        .max()
+        .unwrap_or(main.level);
+    Ok(Resolved {
+        level,
+        main,
+        steps,
+        effects,
+    })
 }
 
 fn check_case(case: &Case, area: &str, spec: &Spec) -> Vec<String> {

@@ -8,18 +8,11 @@ use serde_json::Value;
 
 use super::case::{Level, Step, TextExpectation};
 use super::grade::{CallRecord, CaseResult, Check, Finding, Outcome, Phase};
-use super::load::{LoadedCase, Suite};
+use super::load::{Always, Graded, LoadedCase, Suite};
 use super::matcher;
 use crate::backend::{Backend, BackendSpec};
 use crate::exec::{FixtureError, Outside, Sandbox};
 use crate::protocol::ToolResult;
-
-/// The rule cited when something outside the root changed or leaked.
-pub const CONFINEMENT_RULE: &str = "confinement.all-operations";
-/// The rule cited when an output reveals a host path.
-pub const HOST_PATH_RULE: &str = "errors.no-host-paths";
-/// The rule cited when `is_error` is wrong.
-pub const IS_ERROR_RULE: &str = "errors.is-error-flag";
 
 /// Which cases to run. Empty lists select everything.
 #[derive(Debug, Clone, Default)]
@@ -507,7 +500,12 @@ fn execute(
         Err(Prepare::Broke(reason)) => return Err(reason),
         Err(Prepare::Tampered(found)) => {
             result.start_time = opening.elapsed();
-            sandbox_findings(result, &found, "while the case was being prepared");
+            sandbox_findings(
+                result,
+                &loaded.always.confinement,
+                &found,
+                "while the case was being prepared",
+            );
             return Ok(());
         }
     };
@@ -518,7 +516,12 @@ fn execute(
             Err(FixtureError::InTheWay(what)) => {
                 let mut found = vec![what];
                 found.extend(discard(session).into_iter().map(cannot_remove));
-                sandbox_findings(result, &found, "while the harness made the case's fixtures");
+                sandbox_findings(
+                    result,
+                    &loaded.always.confinement,
+                    &found,
+                    "while the harness made the case's fixtures",
+                );
                 return Ok(());
             }
             Err(e) => return Err(format!("harness: cannot make fixture: {e}")),
@@ -539,6 +542,7 @@ fn execute(
         let left = discard(session);
         sandbox_findings(
             result,
+            &loaded.always.confinement,
             &left.into_iter().map(cannot_remove).collect::<Vec<_>>(),
             "after the backend broke",
         );
@@ -552,12 +556,12 @@ fn execute(
     starts.saw(session.backend.as_ref(), None);
     let sandbox = &session.sandbox;
     if backend_spec.runs_on_folder() {
-        for effect in &case.effects {
+        for (effect, graded) in case.effects.iter().zip(&loaded.effects) {
             if let Err(found) = sandbox.check_effect(&effect.path, &effect.expect) {
                 result.findings.push(Finding {
                     check: Check::Effect,
-                    level: effect.level.unwrap_or(loaded.level),
-                    rule: first_rule(loaded),
+                    level: graded.level,
+                    rule: graded.rule.clone(),
                     step: None,
                     message: format!(
                         "after the steps, {} should be {}",
@@ -577,8 +581,8 @@ fn execute(
     if let Some(changes) = &outside_changed {
         result.findings.push(Finding {
             check: Check::Outside,
-            level: Level::Must,
-            rule: CONFINEMENT_RULE.to_string(),
+            level: loaded.always.confinement.level,
+            rule: loaded.always.confinement.rule.clone(),
             step: None,
             message: format!(
                 "something outside the memories folder was created, changed or deleted: {}",
@@ -599,7 +603,12 @@ fn execute(
         let extra = session.backend.unread_output();
         let mut found = tampered;
         found.extend(discard(session).into_iter().map(cannot_remove));
-        sandbox_findings(result, &found, "after the case's steps");
+        sandbox_findings(
+            result,
+            &loaded.always.confinement,
+            &found,
+            "after the case's steps",
+        );
         if let Some(extra) = extra.filter(|_| reuse.unsupported()) {
             return Err(format!(
                 "the backend flooded its output: a line after the last reply: {extra}"
@@ -616,12 +625,12 @@ fn cannot_remove(what: String) -> String {
 }
 
 /// One MUST finding per thing the backend did to the sandbox.
-fn sandbox_findings(result: &mut CaseResult, found: &[String], when: &str) {
+fn sandbox_findings(result: &mut CaseResult, rule: &Graded, found: &[String], when: &str) {
     for what in found {
         result.findings.push(Finding {
             check: Check::Sandbox,
-            level: Level::Must,
-            rule: CONFINEMENT_RULE.to_string(),
+            level: rule.level,
+            rule: rule.rule.clone(),
             step: None,
             message: format!("the backend tampered with its sandbox ({when}): {what}"),
             expected: None,
@@ -655,12 +664,12 @@ fn run_calls(
     for (i, input) in loaded.case.setup.iter().enumerate() {
         let input = expand_input(input, sandbox);
         let answer = call(backend, Phase::Setup, &input, result)?;
-        check_leak(sandbox, &input, &answer, None, result);
+        check_leak(&loaded.always, sandbox, &input, &answer, None, result);
         if answer.is_error {
             result.findings.push(Finding {
                 check: Check::Setup,
-                level: loaded.level,
-                rule: first_rule(loaded),
+                level: loaded.main.level,
+                rule: loaded.main.rule.clone(),
                 step: None,
                 message: format!(
                     "setup call {} returned an error, so the case could not be checked",
@@ -677,7 +686,7 @@ fn run_calls(
     for (i, step) in loaded.case.steps.iter().enumerate() {
         let input = expand_input(&step.input, sandbox);
         let answer = call(backend, Phase::Step, &input, result)?;
-        check_leak(sandbox, &input, &answer, Some(i), result);
+        check_leak(&loaded.always, sandbox, &input, &answer, Some(i), result);
         check_step(loaded, sandbox, step, i, &answer, result)?;
     }
     Ok(())
@@ -728,6 +737,7 @@ fn expand_input(input: &Value, sandbox: &Sandbox) -> Value {
 }
 
 fn check_leak(
+    always: &Always,
     sandbox: &Sandbox,
     input: &Value,
     answer: &ToolResult,
@@ -741,8 +751,8 @@ fn check_leak(
     if !asked && answer.text.contains(base.as_ref()) {
         result.findings.push(Finding {
             check: Check::HostPath,
-            level: Level::Should,
-            rule: HOST_PATH_RULE.to_string(),
+            level: always.host_paths.level,
+            rule: always.host_paths.rule.clone(),
             step,
             message: "the output reveals the host path of the memories folder".to_string(),
             expected: None,
@@ -754,8 +764,8 @@ fn check_leak(
     if answer.text.contains(sandbox.secret()) {
         result.findings.push(Finding {
             check: Check::Leak,
-            level: Level::Must,
-            rule: CONFINEMENT_RULE.to_string(),
+            level: always.confinement.level,
+            rule: always.confinement.rule.clone(),
             step,
             message: "the output contains the content of a canary file outside the memories folder"
                 .to_string(),
@@ -775,23 +785,14 @@ fn check_step(
     answer: &ToolResult,
     result: &mut CaseResult,
 ) -> Result<(), String> {
-    let case_level = loaded.level;
+    let rules = &loaded.steps[index];
     if let Some(expected) = step.is_error
         && answer.is_error != expected
     {
-        let default = if case_level == Level::Info {
-            Level::Info
-        } else {
-            Level::Must
-        };
         result.findings.push(Finding {
             check: Check::IsError,
-            level: step.is_error_level.unwrap_or(default),
-            rule: if case_level == Level::Info {
-                first_rule(loaded)
-            } else {
-                IS_ERROR_RULE.to_string()
-            },
+            level: rules.is_error.level,
+            rule: rules.is_error.rule.clone(),
             step: Some(index),
             message: format!(
                 "is_error should be {expected}, the backend said {}",
@@ -808,8 +809,8 @@ fn check_step(
         if answer.text.contains(forbidden.as_str()) {
             result.findings.push(Finding {
                 check: Check::MustNotContain,
-                level: Level::Must,
-                rule: first_rule(loaded),
+                level: rules.must_not_contain.level,
+                rule: rules.must_not_contain.rule.clone(),
                 step: Some(index),
                 message: format!("the output must not contain {forbidden:?}"),
                 expected: None,
@@ -825,12 +826,11 @@ fn check_step(
     if matcher::matches(expected, &answer.text).map_err(|e| format!("harness: {e}"))? {
         return Ok(());
     }
-    let level = step.text_level.unwrap_or(case_level.min(Level::Should));
     let dialect = known_dialect(step, expected, &answer.text)?;
     result.findings.push(Finding {
         check: Check::Text,
-        level,
-        rule: first_rule(loaded),
+        level: rules.text.level,
+        rule: rules.text.rule.clone(),
         step: Some(index),
         message: match &dialect {
             Some(name) => format!("the text is the known `{name}` dialect, not the spec's"),
@@ -872,15 +872,13 @@ fn known_dialect(
     Ok(None)
 }
 
-fn first_rule(loaded: &LoadedCase) -> String {
-    loaded.case.rules.first().cloned().unwrap_or_default()
-}
-
 fn describe_effect(expect: &super::case::EffectKind) -> String {
     use super::case::EffectKind;
     match expect {
         EffectKind::FileText(text) => format!("a file containing {text:?}"),
         EffectKind::FileBytesHex(hex) => format!("a file of bytes {hex}"),
+        EffectKind::FileBytesHexOneOf(hexes) => format!("a file of bytes {}", hexes.join(" or ")),
+        EffectKind::Lines(lines) => format!("a file of the lines {lines:?}"),
         EffectKind::File(_) => "a file".to_string(),
         EffectKind::Dir(_) => "a folder".to_string(),
         EffectKind::Absent(_) => "nothing".to_string(),
