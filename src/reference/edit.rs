@@ -6,9 +6,8 @@ use std::io;
 use memchr::memmem::Finder;
 
 use super::confine::{self, Kind, WalkError};
-use super::{
-    Located, Outcome, Reference, locate, messages, parse, read_refusal, refuse_leaf, text,
-};
+use super::messages::{self, Said};
+use super::{Located, Outcome, Reference, locate, parse, read_refusal, refuse_leaf, text};
 
 /// Lines of context shown around an edit, as in the text editor tool.
 const SNIPPET_CONTEXT: usize = 4;
@@ -54,7 +53,12 @@ pub(super) fn str_replace(
         .root()
         .lock()
         .map_err(|e| messages::io_failure("str_replace", spelled, &e))?;
-    let (located, content) = read_text(reference, spelled, messages::str_replace_missing)?;
+    let (located, content) = read_text(
+        reference,
+        spelled,
+        messages::str_replace_missing,
+        messages::str_replace_on_dir,
+    )?;
     if old_str.is_empty() {
         return Err(messages::str_replace_empty_old(spelled));
     }
@@ -74,10 +78,10 @@ pub(super) fn str_replace(
     let n_lines = text::line_count(&edited);
     let from = first_changed.saturating_sub(SNIPPET_CONTEXT).max(1);
     let to = (last_changed + SNIPPET_CONTEXT).min(n_lines);
-    let mut out = String::from(messages::STR_REPLACE_OK);
+    let mut out = messages::str_replace_ok();
     if from <= to {
         let shown = text::lines(&edited).skip(from - 1).take(to + 1 - from);
-        text::push_numbered(&mut out, from, shown);
+        text::push_numbered(&mut out.text, from, shown);
     }
     Ok(out)
 }
@@ -92,7 +96,12 @@ pub(super) fn insert(
         .root()
         .lock()
         .map_err(|e| messages::io_failure("insert", spelled, &e))?;
-    let (located, content) = read_text(reference, spelled, messages::insert_missing)?;
+    let (located, content) = read_text(
+        reference,
+        spelled,
+        messages::insert_missing,
+        messages::insert_on_dir,
+    )?;
     let n_lines = text::line_count(&content);
     let line = usize::try_from(insert_line)
         .ok()
@@ -114,19 +123,21 @@ pub(super) fn insert(
     Ok(messages::insert_ok(spelled))
 }
 
-/// Locates a file for a read-modify-write command and reads it as UTF-8.
+/// Locates a file for a read-modify-write command and reads it as UTF-8. `missing` and
+/// `on_dir` word the command's errors for a missing path and for a folder.
 fn read_text(
     reference: &Reference,
     spelled: &str,
-    missing: fn(&str) -> String,
-) -> Result<(Located, String), String> {
+    missing: fn(&str) -> Said,
+    on_dir: fn(&str) -> Said,
+) -> Result<(Located, String), Said> {
     let located = locate(reference, spelled, missing)?;
     if let Some(refusal) = refuse_leaf(&located, spelled, missing) {
         return Err(refusal);
     }
     // A folder, including /memories itself, "does not exist" as a file (the spec's wording).
     let (Some(name), Kind::File) = (&located.name, located.kind) else {
-        return Err(missing(spelled));
+        return Err(on_dir(spelled));
     };
     let bytes = confine::read_file(&located.parent, name)
         .map_err(|e| read_refusal(e, spelled, "read", missing))?;
@@ -134,12 +145,7 @@ fn read_text(
     Ok((located, content))
 }
 
-fn write_back(
-    located: &Located,
-    spelled: &str,
-    command: &str,
-    content: &str,
-) -> Result<(), String> {
+fn write_back(located: &Located, spelled: &str, command: &str, content: &str) -> Result<(), Said> {
     let Some(name) = &located.name else {
         return Err(messages::io_failure(
             command,

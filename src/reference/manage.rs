@@ -7,7 +7,7 @@ use super::{Outcome, Reference, locate, messages, parse, walk_error};
 
 pub(super) fn delete(reference: &Reference, spelled: &str) -> Outcome {
     if parse(spelled)?.is_root() {
-        return Err(messages::DELETE_ROOT.to_string());
+        return Err(messages::delete_root());
     }
     let _lock = reference
         .root()
@@ -15,7 +15,7 @@ pub(super) fn delete(reference: &Reference, spelled: &str) -> Outcome {
         .map_err(|e| messages::io_failure("delete", spelled, &e))?;
     let located = locate(reference, spelled, messages::delete_missing)?;
     let Some(name) = &located.name else {
-        return Err(messages::DELETE_ROOT.to_string());
+        return Err(messages::delete_root());
     };
     if located.kind == Kind::Missing {
         return Err(messages::delete_missing(spelled));
@@ -38,7 +38,7 @@ pub(super) fn rename(reference: &Reference, old_spelled: &str, new_spelled: &str
     let old = parse(old_spelled)?;
     let new = parse(new_spelled)?;
     if old.is_root() {
-        return Err(messages::RENAME_ROOT.to_string());
+        return Err(messages::rename_root());
     }
     let _lock = reference
         .root()
@@ -46,7 +46,7 @@ pub(super) fn rename(reference: &Reference, old_spelled: &str, new_spelled: &str
         .map_err(|e| messages::io_failure("rename", old_spelled, &e))?;
     let source = locate(reference, old_spelled, messages::rename_missing)?;
     let Some(old_name) = &source.name else {
-        return Err(messages::RENAME_ROOT.to_string());
+        return Err(messages::rename_root());
     };
     if source.kind == Kind::Missing {
         return Err(messages::rename_missing(old_spelled));

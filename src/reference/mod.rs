@@ -1,7 +1,8 @@
 //! The reference backend: the spec made executable.
 //!
 //! It follows the spec to the letter where the spec speaks (its strings live in [`messages`]),
-//! decides where the spec is silent (each decision is in `spec/decisions.json`), and cannot be
+//! decides where the spec is silent (each decision is in `spec/decisions.json`), says with every
+//! answer which of those rules it follows ([`Answer`]), and cannot be
 //! made to touch anything outside its root: [`path`] refuses traversal spellings and [`confine`]
 //! walks the filesystem relative to an open root handle without ever following a symlink.
 
@@ -19,7 +20,9 @@ use cap_std::fs::Dir;
 use serde_json::Value;
 
 use crate::protocol::{Command, ToolResult};
+use crate::spec::RuleId;
 use confine::{Kind, Root, WalkError};
+use messages::Said;
 use path::MemoryPath;
 
 /// Why the reference could not start.
@@ -33,6 +36,18 @@ pub enum ReferenceError {
         /// What the operating system said.
         source: std::io::Error,
     },
+}
+
+/// The reference's answer to one input, with the rule it follows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// What the reference answers.
+    pub result: ToolResult,
+    /// The rule the answer follows: the spec's rule that prescribes its string or format
+    /// (`view.missing`, `create.success`, `view.dir.header` for a listing), or the decision behind
+    /// it (`decide.symlinks`, `decide.malformed-input`, `decide.io-failure`). Always a rule of
+    /// the spec: every one is in [`crate::spec::known::ALL`].
+    pub rule: RuleId,
 }
 
 /// The reference backend over one memories folder.
@@ -54,14 +69,25 @@ impl Reference {
     /// Runs one raw tool input (the `input` of a `tool_use` block). Never panics; every problem
     /// is an `is_error` result.
     pub fn call(&self, input: &Value) -> ToolResult {
+        self.answer(input).result
+    }
+
+    /// Runs one raw tool input and says which rule the answer follows. Never panics; every
+    /// problem is an `is_error` result.
+    pub fn answer(&self, input: &Value) -> Answer {
         match Command::parse(input) {
-            Ok(command) => self.execute(&command),
-            Err(message) => ToolResult::error(message),
+            Ok(command) => self.execute_answer(&command),
+            Err(message) => answer(Err(refused_input(input, message))),
         }
     }
 
     /// Runs one validated command.
     pub fn execute(&self, command: &Command) -> ToolResult {
+        self.execute_answer(command).result
+    }
+
+    /// Runs one validated command and says which rule the answer follows.
+    pub fn execute_answer(&self, command: &Command) -> Answer {
         let outcome = match command {
             Command::View { path, view_range } => view::view(self, path, *view_range),
             Command::Create { path, file_text } => edit::create(self, path, file_text),
@@ -78,10 +104,7 @@ impl Reference {
             Command::Delete { path } => manage::delete(self, path),
             Command::Rename { old_path, new_path } => manage::rename(self, old_path, new_path),
         };
-        match outcome {
-            Ok(text) => ToolResult::ok(text),
-            Err(text) => ToolResult::error(text),
-        }
+        answer(outcome)
     }
 
     /// Forgets every memory: empties the memories folder and keeps it (the `reset` control of
@@ -98,8 +121,40 @@ impl Reference {
     }
 }
 
-/// A command's outcome: success text or error text.
-type Outcome = Result<String, String>;
+/// A command's outcome: success or error, each with the rule its text follows.
+type Outcome = Result<Said, Said>;
+
+fn answer(outcome: Outcome) -> Answer {
+    match outcome {
+        Ok(said) => Answer {
+            result: ToolResult::ok(said.text),
+            rule: said.rule,
+        },
+        Err(said) => Answer {
+            result: ToolResult::error(said.text),
+            rule: said.rule,
+        },
+    }
+}
+
+/// The refusal of an input that is not a valid command. The parser's only refusal that is not
+/// about the input's shape is a malformed `view_range` (`decide.view-range`): told apart by
+/// whether the same input without `view_range` parses, not by the message's words.
+fn refused_input(input: &Value, text: String) -> Said {
+    let view_range_only = match input {
+        Value::Object(map) if map.contains_key("view_range") => {
+            let mut without = map.clone();
+            without.remove("view_range");
+            Command::parse(&Value::Object(without)).is_ok()
+        }
+        _ => false,
+    };
+    if view_range_only {
+        messages::view_range_malformed(text)
+    } else {
+        messages::malformed_input(text)
+    }
+}
 
 /// A path parsed and located: its parent folder (open), its last component and what it is.
 struct Located {
@@ -114,8 +169,8 @@ struct Located {
 fn locate(
     reference: &Reference,
     spelled: &str,
-    missing: fn(&str) -> String,
-) -> Result<Located, String> {
+    missing: fn(&str) -> Said,
+) -> Result<Located, Said> {
     let path = parse(spelled)?;
     let parent = reference
         .root()
@@ -142,7 +197,7 @@ fn locate(
     })
 }
 
-fn parse(spelled: &str) -> Result<MemoryPath, String> {
+fn parse(spelled: &str) -> Result<MemoryPath, Said> {
     MemoryPath::parse(spelled).map_err(|why| messages::invalid_path(spelled, why.reason()))
 }
 
@@ -151,8 +206,8 @@ fn walk_error(
     path: &MemoryPath,
     spelled: &str,
     verb: &str,
-    missing: fn(&str) -> String,
-) -> String {
+    missing: fn(&str) -> Said,
+) -> Said {
     match error {
         WalkError::Missing { .. } | WalkError::NotDir { .. } => missing(spelled),
         WalkError::Symlink { at } => {
@@ -167,8 +222,8 @@ fn read_refusal(
     error: confine::ReadError,
     spelled: &str,
     verb: &str,
-    missing: fn(&str) -> String,
-) -> String {
+    missing: fn(&str) -> Said,
+) -> Said {
     match error {
         confine::ReadError::NotRegular => messages::not_regular(spelled),
         confine::ReadError::HardLinked => messages::hard_linked(spelled),
@@ -178,7 +233,7 @@ fn read_refusal(
 }
 
 /// Refusal for a leaf that is a symlink or a special file, shared by the commands that read.
-fn refuse_leaf(located: &Located, spelled: &str, missing: fn(&str) -> String) -> Option<String> {
+fn refuse_leaf(located: &Located, spelled: &str, missing: fn(&str) -> Said) -> Option<Said> {
     match located.kind {
         Kind::Missing => Some(missing(spelled)),
         Kind::Symlink => Some(messages::symlink_refused(

@@ -7,7 +7,8 @@ use cap_fs_ext::DirExt;
 use cap_std::fs::Dir;
 
 use super::confine::{self, Kind};
-use super::{Outcome, Reference, locate, messages, read_refusal, refuse_leaf, text};
+use super::messages::{self, Said};
+use super::{Outcome, Reference, locate, read_refusal, refuse_leaf, text};
 
 pub(super) fn view(reference: &Reference, spelled: &str, range: Option<(i128, i128)>) -> Outcome {
     let located = locate(reference, spelled, messages::view_missing)?;
@@ -44,16 +45,15 @@ fn view_file(parent: &Dir, name: &str, spelled: &str, range: Option<(i128, i128)
         None => (1, n_lines),
         Some((start, end)) => check_range(start, end, n_lines)?,
     };
-    let header = messages::view_file_header(spelled);
-    let mut out = String::with_capacity(header.len() + content.len() + 8 * n_lines);
-    out.push_str(&header);
+    let mut view = messages::view_file_header(spelled);
+    view.text.reserve(content.len() + 8 * n_lines);
     let shown = text::lines(content).skip(first - 1).take(last + 1 - first);
-    text::push_numbered(&mut out, first, shown);
-    Ok(out)
+    text::push_numbered(&mut view.text, first, shown);
+    Ok(view)
 }
 
 /// Validates `view_range` in the text editor tool's order; returns 1-indexed inclusive bounds.
-fn check_range(start: i128, end: i128, n_lines: usize) -> Result<(usize, usize), String> {
+fn check_range(start: i128, end: i128, n_lines: usize) -> Result<(usize, usize), Said> {
     let n = n_lines as i128;
     if start < 1 || start > n {
         return Err(messages::view_range_bad_start(start, end, n_lines));
@@ -78,17 +78,17 @@ struct Entry {
 
 fn list(dir: &Dir, spelled: &str, canonical: &str, range: Option<(i128, i128)>) -> Outcome {
     if range.is_some() {
-        return Err(messages::view_range_on_dir().to_string());
+        return Err(messages::view_range_on_dir());
     }
     let mut entries = Vec::new();
     let total = walk(dir, canonical, 1, &mut entries)
         .map_err(|e| messages::io_failure("view", spelled, &e))?;
-    let mut out = messages::view_dir_header(spelled);
-    push_line(&mut out, total, canonical, false);
+    let mut listing = messages::view_dir_header(spelled);
+    push_line(&mut listing.text, total, canonical, false);
     for entry in &entries {
-        push_line(&mut out, entry.size, &entry.path, entry.is_dir);
+        push_line(&mut listing.text, entry.size, &entry.path, entry.is_dir);
     }
-    Ok(out)
+    Ok(listing)
 }
 
 fn push_line(out: &mut String, size: u64, path: &str, is_dir: bool) {

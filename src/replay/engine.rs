@@ -58,10 +58,10 @@ pub fn replay(
         let call_started = Instant::now();
         let answer = backend.call(&call.input);
         let backend_micros = call_started.elapsed().as_micros() as u64;
-        let reference_result = reference.call(&call.input);
+        let reference_answer = reference.answer(&call.input);
         let before = Arc::clone(&folders.reference);
         let trusted = matches!(options.backend, BackendSpec::Reference);
-        let reference_change = change_of(&call.input, Some(&reference_result));
+        let reference_change = change_of(&call.input, Some(&reference_answer.result));
         // A backend under test is scanned whole after every call: changing what it should not
         // is exactly what is looked for. The in-process reference is the spec.
         let backend_change = if trusted {
@@ -88,14 +88,14 @@ pub fn replay(
                     input: &call.input,
                     recorded: call.recorded.as_ref(),
                     backend: result,
-                    reference: &reference_result,
+                    reference: &reference_answer,
                 };
                 let mut divergences = verdict::compare(results, spec, options.check);
                 if !options.check {
                     if let Some(paths) = tree_change {
                         divergences.push(tree_divergence(
                             &call.input,
-                            &reference_result,
+                            &reference_answer,
                             &before,
                             &paths,
                             spec,
@@ -126,7 +126,7 @@ pub fn replay(
         };
         steps.push(Step {
             backend: Some(answer),
-            reference: Some(Answer::Result(reference_result)),
+            reference: Some(Answer::Result(reference_answer.result)),
             verdict,
             changed,
             trees: Some(trees),
@@ -197,7 +197,7 @@ fn confinement(message: &str) -> Divergence {
         pair: Pair::BackendReference,
         check: Check::Leak,
         level: Level::Must,
-        rule: Some(rules::CONFINEMENT.to_string()),
+        rule: Some(rules::CONFINEMENT),
         dialect: None,
         open: None,
         message: message.to_string(),
@@ -206,7 +206,7 @@ fn confinement(message: &str) -> Divergence {
 
 fn tree_divergence(
     input: &Value,
-    reference: &crate::protocol::ToolResult,
+    reference: &crate::reference::Answer,
     before: &Tree,
     paths: &[(String, Difference)],
     spec: Option<&Spec>,
@@ -228,8 +228,10 @@ fn tree_divergence(
     Divergence {
         pair: Pair::BackendReference,
         check: Check::Effect,
-        level: rule.map_or(Level::Must, |r| rules::level(spec, r, Level::Must)),
-        rule: rule.map(str::to_string),
+        level: rule
+            .as_ref()
+            .map_or(Level::Must, |r| rules::level(spec, r, Level::Must)),
+        rule,
         dialect: None,
         open: None,
         message: format!(

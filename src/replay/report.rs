@@ -106,7 +106,7 @@ fn block(
     for divergence in &step.verdict.divergences {
         let rule = divergence
             .rule
-            .as_deref()
+            .as_ref()
             .map(|r| format!(" {r}"))
             .unwrap_or_default();
         // In check mode every difference is a change; its level would only mislead.
@@ -121,7 +121,7 @@ fn block(
             divergence.pair.label(),
             divergence.message
         );
-        if let Some(rule) = divergence.rule.as_deref().and_then(|r| spec?.get(r)) {
+        if let Some(rule) = divergence.rule.as_ref().and_then(|r| spec?.get(r.as_str())) {
             if !rule.text.is_empty() {
                 let _ = writeln!(out, "    spec: {}", rule.text);
             }

@@ -1,54 +1,66 @@
-//! Which spec rule a difference breaks, inferred from the command, the reference's answer and
-//! the kind of difference. The rule's level and sentence come from `spec/` when it is loaded.
+//! Which spec rule a difference breaks, from the command, the rule the reference's answer
+//! follows ([`Answer::rule`], said by the reference itself) and the kind of difference. The
+//! reference's wording is never searched: a rewording of one of its messages changes no verdict.
+//! The rule's level and sentence come from `spec/` when it is loaded.
 
 use serde_json::Value;
 
 use super::tree::{EntryKind, Tree};
 use crate::protocol::ToolResult;
-use crate::spec::Spec;
+use crate::reference::Answer;
+use crate::spec::{RuleId, Spec, known};
 use crate::suite::case::Level;
 
 /// The rule cited when the output contains something from outside the root, or something
 /// outside the root changed.
-pub const CONFINEMENT: &str = "confinement.all-operations";
+pub const CONFINEMENT: RuleId = known::CONFINEMENT;
 /// The rule cited when an error is not flagged.
-pub const IS_ERROR: &str = "errors.is-error-flag";
+pub const IS_ERROR: RuleId = known::IS_ERROR_FLAG;
 
 /// The level of `rule`: from the spec when loaded, else from its id (decisions are INFO).
-pub fn level(spec: Option<&Spec>, rule: &str, fallback: Level) -> Level {
-    match spec.and_then(|s| s.get(rule)) {
+pub fn level(spec: Option<&Spec>, rule: &RuleId, fallback: Level) -> Level {
+    match spec.and_then(|s| s.get(rule.as_str())) {
         Some(r) => r.level,
-        None if rule.starts_with("decide.") => Level::Info,
+        None if rule.is_decision() => Level::Info,
         None => fallback,
     }
+}
+
+/// The checked id of a rule the code spells itself (a dialect's), when it is one of
+/// [`known::ALL`] or, failing that, in the loaded spec.
+pub fn known_id(spec: Option<&Spec>, id: &str) -> Option<RuleId> {
+    known::ALL
+        .iter()
+        .find(|known| *known == id)
+        .cloned()
+        .or_else(|| spec?.id(id))
 }
 
 fn command(input: &Value) -> &str {
     input.get("command").and_then(Value::as_str).unwrap_or("")
 }
 
-/// The rule broken by a text that differs from the reference's `reference` answer.
-pub fn text_rule(input: &Value, reference: &ToolResult, other: &str) -> &'static str {
-    let text = reference.text.as_str();
-    if reference.is_error {
-        return error_rule(command(input), text);
-    }
-    match command(input) {
-        "view" if text.starts_with("Here's the content of ") => view_file_rule(text, other),
-        "view" if text.starts_with("Here're the files and directories") => {
-            view_dir_rule(text, other)
-        }
-        "view" => "view.file.content",
-        "create" => "create.success",
+/// The rule broken by a text that differs from the reference's answer.
+///
+/// It is the rule the answer follows, except where the difference itself tells which part of
+/// a format is off: a file view or a folder listing is compared line by line, and a
+/// str_replace answer whose first line agrees differs in its snippet.
+pub fn text_rule(reference: &Answer, other: &str) -> RuleId {
+    let text = reference.result.text.as_str();
+    let rule = &reference.rule;
+    if reference.result.is_error {
+        rule.clone()
+    } else if *rule == known::VIEW_FILE_HEADER {
+        view_file_rule(text, other)
+    } else if *rule == known::VIEW_DIR_HEADER {
+        view_dir_rule(text, other)
+    } else if *rule == known::STR_REPLACE_SUCCESS
+        && first_line(text) == first_line(other).replace(SDK_SNIPPET_TAIL, "")
+    {
         // The SDKs announce the snippet in the first line; that much is a known dialect.
-        "str_replace" if first_line(text) == first_line(other).replace(SDK_SNIPPET_TAIL, "") => {
-            "str-replace.snippet"
-        }
-        "str_replace" => "str-replace.success",
-        "insert" => "insert.success",
-        "delete" => "delete.success",
-        "rename" => "rename.success",
-        _ => "commands.recommended-strings",
+        known::STR_REPLACE_SNIPPET
+    } else {
+        rule.clone()
     }
 }
 
@@ -60,125 +72,78 @@ fn first_line(text: &str) -> &str {
 
 /// A file view: the header, then `{n:>6}\t{line}` lines. A line whose number or separator is
 /// off breaks the format; one whose content is off breaks the content rule (a MUST).
-fn view_file_rule(reference: &str, other: &str) -> &'static str {
+fn view_file_rule(reference: &str, other: &str) -> RuleId {
     let mut expected = reference.split('\n');
     let mut actual = other.split('\n');
     if expected.next() != actual.next() {
-        return "view.file.header";
+        return known::VIEW_FILE_HEADER;
     }
     for (want, got) in expected.zip(actual) {
         if want == got {
             continue;
         }
         let Some((number, content)) = want.split_once('\t') else {
-            return "view.file.line-format";
+            return known::VIEW_FILE_LINE_FORMAT;
         };
         return match got.split_once('\t') {
-            Some((n, c)) if n == number && c != content => "view.file.content",
-            Some((n, _)) if n.trim() == number.trim() => "view.file.number-width",
-            _ if got.starts_with(number) => "view.file.number-separator",
-            _ => "view.file.line-format",
+            Some((n, c)) if n == number && c != content => known::VIEW_FILE_CONTENT,
+            Some((n, _)) if n.trim() == number.trim() => known::VIEW_FILE_NUMBER_WIDTH,
+            _ if got.starts_with(number) => known::VIEW_FILE_NUMBER_SEPARATOR,
+            _ => known::VIEW_FILE_LINE_FORMAT,
         };
     }
-    "view.file.line-format"
+    known::VIEW_FILE_LINE_FORMAT
 }
 
 /// A folder listing: the header, then `{size}\t{path}` lines.
-fn view_dir_rule(reference: &str, other: &str) -> &'static str {
+fn view_dir_rule(reference: &str, other: &str) -> RuleId {
     let mut expected = reference.split('\n');
     let mut actual = other.split('\n');
     if expected.next() != actual.next() {
-        return "view.dir.header";
+        return known::VIEW_DIR_HEADER;
     }
     let lines: Vec<&str> = actual.collect();
     if lines
         .iter()
         .any(|l| !l.contains('\t') && l.contains(" /memories"))
     {
-        return "view.dir.tab-separator";
+        return known::VIEW_DIR_TAB_SEPARATOR;
     }
     if lines.len() != expected.count() {
-        return "view.dir.contents";
+        return known::VIEW_DIR_CONTENTS;
     }
-    "view.dir.entry-line"
-}
-
-/// The rule of an error text: the spec's strings per command, else the decision behind it.
-fn error_rule(command: &str, text: &str) -> &'static str {
-    let has = |s: &str| text.contains(s);
-    match command {
-        "view" if has("exceeds maximum line limit") => return "view.file.line-limit.message",
-        "view" if has("does not exist") => return "view.missing",
-        "create" if has("already exists") => return "create.exists",
-        "str_replace" if has("did not appear verbatim") => return "str-replace.not-found",
-        "str_replace" if has("Multiple occurrences") => return "str-replace.multiple",
-        "str_replace" if has("does not exist") => return "str-replace.missing",
-        "insert" if has("Invalid `insert_line`") => return "insert.invalid-line",
-        "insert" if has("does not exist") => return "insert.missing",
-        "delete" if has("does not exist") => return "delete.missing",
-        "rename" if has("destination") && has("already exists") => return "rename.exists",
-        "rename" if has("does not exist") => return "rename.missing",
-        _ => {}
-    }
-    if has("ends with a slash") {
-        "decide.create-trailing-slash"
-    } else if has("is not a folder") && command == "rename" {
-        "decide.rename-parents"
-    } else if has("is not a folder") {
-        "decide.create-parent-not-folder"
-    } else if has("into itself") {
-        "decide.rename-into-itself"
-    } else if has("must not be empty") {
-        "decide.str-replace-empty-old-str"
-    } else if has("is not a valid memory path") {
-        "decide.path-grammar"
-    } else if has("symbolic link") {
-        "decide.symlinks"
-    } else if has("not valid UTF-8") {
-        "decide.non-utf8"
-    } else if has("not a regular file") {
-        "decide.special-files"
-    } else if has("view_range") {
-        "decide.view-range"
-    } else if has("Cannot delete") || has("delete the memory folder") {
-        "decide.root-delete"
-    } else if has("Cannot rename") || has("rename the memory folder") {
-        "decide.root-rename"
-    } else if has("parameter") || has("Parameter") || has("Unknown command") || has("tool input") {
-        "decide.malformed-input"
-    } else if has(" failed: ") {
-        "decide.io-failure"
-    } else {
-        "commands.recommended-strings"
-    }
+    known::VIEW_DIR_ENTRY_LINE
 }
 
 /// The rule broken when `is_error` differs. An error text without the flag breaks the flag
 /// rule; any other disagreement (success against refusal, either way) is about what the
 /// command does, so it breaks the command's semantic rule.
-pub fn is_error_rule(input: &Value, reference: &ToolResult, other: &ToolResult) -> &'static str {
-    let unflagged_error = reference.is_error
-        && (other.text == reference.text
+pub fn is_error_rule(input: &Value, reference: &Answer, other: &ToolResult) -> RuleId {
+    let result = &reference.result;
+    let unflagged_error = result.is_error
+        && (other.text == result.text
             || other.text.starts_with("Error")
-            || super::dialect::explain(&reference.text, &other.text).is_some()
-            || rules_error_like(&other.text));
+            || super::dialect::explain(&result.text, &other.text).is_some()
+            || reads_like_spec_error(&other.text));
     if unflagged_error {
         return IS_ERROR;
     }
     match command(input) {
-        "view" if reference.text.starts_with("Here're the files") => "view.dir.contents",
-        "view" => "view.file.content",
-        "create" => "create.writes-file-text",
-        "str_replace" => "str-replace.replaces",
-        "insert" => "insert.inserts",
-        "delete" => "delete.removes",
-        "rename" => "rename.moves",
-        _ => "errors.terminates",
+        "view" if reference.rule == known::VIEW_DIR_HEADER => known::VIEW_DIR_CONTENTS,
+        "view" => known::VIEW_FILE_CONTENT,
+        "create" => known::CREATE_WRITES_FILE_TEXT,
+        "str_replace" => known::STR_REPLACE_REPLACES,
+        "insert" => known::INSERT_INSERTS,
+        "delete" => known::DELETE_REMOVES,
+        "rename" => known::RENAME_MOVES,
+        _ => known::TERMINATES,
     }
 }
 
-/// Whether a text reads like one of the spec's error messages.
-fn rules_error_like(text: &str) -> bool {
+/// Whether the other side's text reads like one of the spec's error messages. This judges the
+/// backend's (or the recording's) words, which are all there is to go on for them; the
+/// reference's are never searched.
+fn reads_like_spec_error(text: &str) -> bool {
     [
         "does not exist",
         "already exists",
@@ -191,13 +156,9 @@ fn rules_error_like(text: &str) -> bool {
 }
 
 /// The rule broken when the backend's folder changed differently from the reference's.
-pub fn tree_rule(
-    input: &Value,
-    reference: &ToolResult,
-    before: Option<&Tree>,
-) -> Option<&'static str> {
-    let failed = reference.is_error;
-    let text = reference.text.as_str();
+pub fn tree_rule(input: &Value, reference: &Answer, before: Option<&Tree>) -> Option<RuleId> {
+    let failed = reference.result.is_error;
+    let rule = &reference.rule;
     let was_dir = |field: &str| {
         let path = input.get(field).and_then(Value::as_str)?;
         let relative = path.strip_prefix("/memories")?.trim_matches('/');
@@ -206,26 +167,26 @@ pub fn tree_rule(
         }
         before?.get(relative).map(|e| e.kind == EntryKind::Dir)
     };
+    let names_root = |field: &str| {
+        input
+            .get(field)
+            .and_then(Value::as_str)
+            .is_some_and(|p| p.trim_end_matches('/') == "/memories")
+    };
     Some(match command(input) {
-        "create" if failed && text.contains("already exists") => "create.no-overwrite",
-        "create" => "create.writes-file-text",
-        "str_replace" if failed => "str-replace.exactly-one",
-        "str_replace" => "str-replace.replaces",
-        "insert" if failed => "insert.line-range",
-        "insert" => "insert.inserts",
-        "delete"
-            if input
-                .get("path")
-                .and_then(Value::as_str)
-                .is_some_and(|p| p.trim_end_matches('/') == "/memories") =>
-        {
-            "delete.not-root"
-        }
-        "delete" if was_dir("path") == Some(true) => "delete.recursive",
-        "delete" => "delete.removes",
-        "rename" if failed && text.contains("already exists") => "rename.no-overwrite",
-        "rename" if was_dir("old_path") == Some(true) => "rename.directory",
-        "rename" => "rename.moves",
+        "create" if failed && *rule == known::CREATE_EXISTS => known::CREATE_NO_OVERWRITE,
+        "create" => known::CREATE_WRITES_FILE_TEXT,
+        "str_replace" if failed => known::STR_REPLACE_EXACTLY_ONE,
+        "str_replace" => known::STR_REPLACE_REPLACES,
+        "insert" if failed => known::INSERT_LINE_RANGE,
+        "insert" => known::INSERT_INSERTS,
+        "delete" if *rule == known::ROOT_DELETE || names_root("path") => known::DELETE_NOT_ROOT,
+        "delete" if was_dir("path") == Some(true) => known::DELETE_RECURSIVE,
+        "delete" => known::DELETE_REMOVES,
+        "rename" if *rule == known::ROOT_RENAME => known::RENAME_NOT_ROOT,
+        "rename" if failed && *rule == known::RENAME_EXISTS => known::RENAME_NO_OVERWRITE,
+        "rename" if was_dir("old_path") == Some(true) => known::RENAME_DIRECTORY,
+        "rename" => known::RENAME_MOVES,
         _ => return None,
     })
 }
@@ -238,40 +199,104 @@ mod tests {
 
     const HEADER: &str = "Here's the content of /memories/a.md with line numbers:";
 
+    fn answer(result: ToolResult, rule: RuleId) -> Answer {
+        Answer { result, rule }
+    }
+
     #[test]
     fn view_file_rules() {
-        let input = json!({"command": "view", "path": "/memories/a.md"});
-        let reference = ToolResult::ok(format!("{HEADER}\n     1\tx\ty"));
-        let rule = |other: &str| text_rule(&input, &reference, &format!("{HEADER}\n{other}"));
-        assert_eq!(rule("     1\tx    y"), "view.file.content");
-        assert_eq!(rule("     1    x\ty"), "view.file.number-separator");
-        assert_eq!(rule("1\tx\ty"), "view.file.number-width");
+        let reference = answer(
+            ToolResult::ok(format!("{HEADER}\n     1\tx\ty")),
+            known::VIEW_FILE_HEADER,
+        );
+        let rule = |other: &str| text_rule(&reference, &format!("{HEADER}\n{other}"));
+        assert_eq!(rule("     1\tx    y"), known::VIEW_FILE_CONTENT);
+        assert_eq!(rule("     1    x\ty"), known::VIEW_FILE_NUMBER_SEPARATOR);
+        assert_eq!(rule("1\tx\ty"), known::VIEW_FILE_NUMBER_WIDTH);
         assert_eq!(
-            text_rule(&input, &reference, "Here is a.md:\n     1\tx\ty"),
-            "view.file.header"
+            text_rule(&reference, "Here is a.md:\n     1\tx\ty"),
+            known::VIEW_FILE_HEADER
         );
     }
 
     #[test]
     fn error_and_tree_rules() {
         let create = json!({"command": "create", "path": "/memories/a.md", "file_text": "x"});
-        let exists = ToolResult::error("Error: File /memories/a.md already exists");
-        assert_eq!(text_rule(&create, &exists, "File exists"), "create.exists");
+        let exists = answer(
+            ToolResult::error("Error: File /memories/a.md already exists"),
+            known::CREATE_EXISTS,
+        );
+        assert_eq!(text_rule(&exists, "File exists"), known::CREATE_EXISTS);
         let unflagged = ToolResult::ok("File /memories/a.md already exists");
         assert_eq!(is_error_rule(&create, &exists, &unflagged), IS_ERROR);
         let replaced = ToolResult::ok("File created successfully at: /memories/a.md");
         assert_eq!(
             is_error_rule(&create, &exists, &replaced),
-            "create.writes-file-text"
+            known::CREATE_WRITES_FILE_TEXT
         );
         assert_eq!(
             tree_rule(&create, &exists, None),
-            Some("create.no-overwrite")
+            Some(known::CREATE_NO_OVERWRITE)
         );
         let delete = json!({"command": "delete", "path": "/memories"});
+        let refused = answer(ToolResult::error("x"), known::ROOT_DELETE);
         assert_eq!(
-            tree_rule(&delete, &ToolResult::error("x"), None),
-            Some("delete.not-root")
+            tree_rule(&delete, &refused, None),
+            Some(known::DELETE_NOT_ROOT)
         );
+    }
+
+    /// The rule comes from what the reference says it follows, never from its words: the same
+    /// answer reworded names the same rules.
+    #[test]
+    fn a_reworded_reference_names_the_same_rules() {
+        let rename =
+            json!({"command": "rename", "old_path": "/memories/a", "new_path": "/memories/b"});
+        for text in [
+            "Error: The destination /memories/b already exists",
+            "Error: /memories/b is taken",
+        ] {
+            let taken = answer(ToolResult::error(text), known::RENAME_EXISTS);
+            assert_eq!(text_rule(&taken, "nope"), known::RENAME_EXISTS);
+            assert_eq!(
+                tree_rule(&rename, &taken, None),
+                Some(known::RENAME_NO_OVERWRITE)
+            );
+        }
+        let view = json!({"command": "view", "path": "/memories"});
+        for header in [
+            "Here're the files and directories in /memories:",
+            "Listing:",
+        ] {
+            let listing = answer(
+                ToolResult::ok(format!("{header}\n0B\t/memories")),
+                known::VIEW_DIR_HEADER,
+            );
+            assert_eq!(
+                text_rule(&listing, &format!("{header}\n0B /memories")),
+                known::VIEW_DIR_TAB_SEPARATOR
+            );
+            let refused = ToolResult::error("Error: no");
+            assert_eq!(
+                is_error_rule(&view, &listing, &refused),
+                known::VIEW_DIR_CONTENTS
+            );
+        }
+    }
+
+    #[test]
+    fn dialect_rules_are_known() {
+        for id in [
+            "decide.error-prefix",
+            "view.dir.header",
+            "str-replace.success",
+            "decide.size-format",
+            "decide.listing-order",
+            "decide.final-newline",
+            "commands.recommended-strings",
+        ] {
+            assert_eq!(known_id(None, id).as_ref().map(RuleId::as_str), Some(id));
+        }
+        assert_eq!(known_id(None, "no.such-rule"), None);
     }
 }

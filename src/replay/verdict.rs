@@ -7,7 +7,8 @@ use serde_json::Value;
 use super::dialect;
 use super::rules;
 use crate::protocol::ToolResult;
-use crate::spec::Spec;
+use crate::reference::Answer;
+use crate::spec::{RuleId, Spec};
 use crate::suite::case::Level;
 use crate::suite::grade::{Check, Outcome};
 
@@ -61,7 +62,7 @@ pub struct Divergence {
     pub level: Level,
     /// The spec rule it breaks, when one can be named.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rule: Option<String>,
+    pub rule: Option<RuleId>,
     /// The known dialect(s) a text difference is written in.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dialect: Option<String>,
@@ -223,8 +224,8 @@ pub struct Results<'a> {
     pub recorded: Option<&'a ToolResult>,
     /// What the backend under test answered.
     pub backend: &'a ToolResult,
-    /// What the reference answered.
-    pub reference: &'a ToolResult,
+    /// What the reference answered, with the rule that answer follows.
+    pub reference: &'a Answer,
 }
 
 /// Compares the results' `is_error` flags and texts. In check mode only the recording against
@@ -247,10 +248,8 @@ pub fn compare(results: Results<'_>, spec: Option<&Spec>, check: bool) -> Vec<Di
     if let Some(recorded) = results.recorded {
         against_reference(Pair::RecordedReference, recorded, results, spec, &mut out);
         // Only news when all three differ: otherwise it repeats a comparison with the reference.
-        if recorded != results.backend
-            && results.backend != results.reference
-            && recorded != results.reference
-        {
+        let reference = &results.reference.result;
+        if recorded != results.backend && results.backend != reference && recorded != reference {
             out.push(Divergence {
                 pair: Pair::RecordedBackend,
                 check: if recorded.is_error == results.backend.is_error {
@@ -305,15 +304,16 @@ fn against_reference(
     spec: Option<&Spec>,
     out: &mut Vec<Divergence>,
 ) {
-    let reference = results.reference;
+    let answer = results.reference;
+    let reference = &answer.result;
     let (_, side) = pair.sides();
     if other.is_error != reference.is_error {
-        let rule = rules::is_error_rule(results.input, reference, other);
+        let rule = rules::is_error_rule(results.input, answer, other);
         out.push(Divergence {
             pair,
             check: Check::IsError,
-            level: rules::level(spec, rule, Level::Must),
-            rule: Some(rule.to_string()),
+            level: rules::level(spec, &rule, Level::Must),
+            rule: Some(rule),
             dialect: None,
             open: None,
             message: format!(
@@ -330,7 +330,7 @@ fn against_reference(
             pair,
             check: Check::Text,
             level: Level::Info,
-            rule: Some(explanation.rule.to_string()),
+            rule: rules::known_id(spec, explanation.rule),
             dialect: explanation.dialect.then(|| explanation.names.join(", ")),
             open: (!explanation.dialect).then(|| explanation.names.join(", ")),
             message: if explanation.dialect {
@@ -346,13 +346,13 @@ fn against_reference(
             },
         }),
         None => {
-            let rule = rules::text_rule(results.input, reference, &other.text);
-            let level = rules::level(spec, rule, Level::Should);
+            let rule = rules::text_rule(answer, &other.text);
+            let level = rules::level(spec, &rule, Level::Should);
             out.push(Divergence {
                 pair,
                 check: Check::Text,
                 level,
-                rule: Some(rule.to_string()),
+                rule: Some(rule),
                 dialect: None,
                 open: None,
                 message: if level == Level::Info {

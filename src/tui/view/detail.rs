@@ -42,7 +42,7 @@ pub(crate) fn verdict(frame: &mut Frame<'_>, area: Rect, app: &App) {
         if let Some(rule) = &headline.rule {
             spans.push(Span::raw(" "));
             spans.push(Span::styled(
-                rule.clone(),
+                rule.to_string(),
                 Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
             ));
         }
@@ -61,8 +61,8 @@ pub(crate) fn verdict(frame: &mut Frame<'_>, area: Rect, app: &App) {
         lines.push(Line::from(spans));
         let rule = headline
             .rule
-            .as_deref()
-            .and_then(|r| app.spec.as_ref()?.get(r));
+            .as_ref()
+            .and_then(|r| app.spec.as_ref()?.get(r.as_str()));
         if let Some(rule) = rule {
             if !rule.summary.is_empty() {
                 rule_lines.push(Line::from(Span::raw(rule.summary.clone())));

@@ -6,6 +6,7 @@ mod cli;
 mod durability;
 mod fuzz;
 mod hardening;
+mod rules;
 mod snapshots;
 mod strings;
 
