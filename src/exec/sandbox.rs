@@ -41,6 +41,13 @@ const OPEN_FOLDER_LIMIT: usize = 64;
 /// The name of the memory folder inside the sandbox.
 const MEMORIES: &CStr = c"memories";
 
+/// The folder beside `memories/` for files outside the root that are not canaries: targets of
+/// hard-link fixtures (`{base}/shared/<name>`), made on demand.
+const SHARED: &str = "shared";
+
+/// What a file in [`SHARED`] holds: no secret, so that reading it is no leak.
+pub const SHARED_TEXT: &str = "a file outside /memories, hard-linked into it\n";
+
 /// A fresh sandbox, removed when dropped.
 #[derive(Debug)]
 pub struct Sandbox {
@@ -454,11 +461,18 @@ impl Sandbox {
         let Some((last, parents)) = parts.split_last() else {
             return Err(invalid("the hard link's target is empty"));
         };
+        let from_name = fs::c_name(last).map_err(|_| invalid("contains a NUL byte"))?;
+        if parents == [SHARED] {
+            // A file outside the root that is no canary: reading it through a hard link is
+            // the reference's decision, not a leak; writing it is still a change outside.
+            if let Err(e) = self.make_shared(&from_name) {
+                return Ok(Err(e));
+            }
+        }
         let from = match fs::walk(self.base.as_fd(), parents, false) {
             Ok(from) => from,
             Err(e) => return Ok(Err(io::Error::other(e.to_string()))),
         };
-        let from_name = fs::c_name(last).map_err(|_| invalid("contains a NUL byte"))?;
         Ok(rustix::fs::linkat(
             from.as_fd(),
             &*from_name,
@@ -467,6 +481,19 @@ impl Sandbox {
             rustix::fs::AtFlags::empty(),
         )
         .map_err(io::Error::from))
+    }
+
+    /// `shared/<name>` beside `memories/`, made once, holding [`SHARED_TEXT`].
+    fn make_shared(&self, name: &CStr) -> io::Result<()> {
+        match rustix::fs::mkdirat(self.base.as_fd(), SHARED, Mode::from_raw_mode(0o755)) {
+            Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+            Err(e) => return Err(e.into()),
+        }
+        let dir = fs::open_dir_at(self.base.as_fd(), c"shared")?;
+        match fs::create_new_at(dir.as_fd(), name, SHARED_TEXT.as_bytes(), 0o644) {
+            Err(e) if e.kind() != io::ErrorKind::AlreadyExists => Err(e),
+            _ => Ok(()),
+        }
     }
 
     /// Everything in the sandbox outside `memories/`: kinds, modes, flags, and the content of

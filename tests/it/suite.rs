@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use memspec::spec::Spec;
 use memspec::suite::coverage::coverage;
+use memspec::suite::case::Level;
 use memspec::suite::load::{self, LintProblem};
 
 fn repo() -> PathBuf {
@@ -159,6 +160,68 @@ fn lint_names_the_file_of_a_malformed_case() {
     assert_eq!(problems[0].file, "create.json");
     assert!(
         problems[0].message.contains("missing field `title`"),
+        "{}",
+        problems[0]
+    );
+}
+
+#[test]
+fn no_check_above_info_names_a_decision_and_levels_come_from_rules() {
+    let spec = spec();
+    let suite = load::load(&repo().join("cases"), &spec).unwrap_or_else(|e| panic!("{e}"));
+    let mut bad = Vec::new();
+    for loaded in &suite.cases {
+        let graded = loaded
+            .steps
+            .iter()
+            .flat_map(|s| [&s.is_error, &s.text, &s.must_not_contain])
+            .chain(&loaded.effects)
+            .chain([&loaded.main, &loaded.always.confinement, &loaded.always.host_paths]);
+        for g in graded {
+            let rule = spec.get(g.rule.as_str()).map(|r| r.level);
+            if rule != Some(g.level) || (g.rule.is_decision() && g.level != Level::Info) {
+                bad.push(format!("{}: {} at {}", loaded.case.id, g.rule, g.level.as_str()));
+            }
+        }
+        for (i, (step, rules)) in loaded.case.steps.iter().zip(&loaded.steps).enumerate() {
+            if step.text.is_some() && rules.text.level == Level::Must {
+                bad.push(format!("{} step {}: a wording graded MUST", loaded.case.id, i + 1));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+#[test]
+fn a_level_override_is_refused_naming_its_case() {
+    for field in [
+        r#""level": "MUST""#,
+        r#""steps": [{"input": {"command": "view", "path": "/memories"}, "is_error": false, "text_level": "MUST"}]"#,
+    ] {
+        let body = if field.starts_with(r#""steps""#) {
+            format!(r#"{{"id": "create.x", "title": "t", "rules": ["create.success"], {field}}}"#)
+        } else {
+            format!(
+                r#"{{"id": "create.x", "title": "t", "rules": ["create.success"], {field}, "steps": [{{"input": {{}}, "is_error": true}}]}}"#
+            )
+        };
+        let problems = lint_one(&format!(r#"{{"area": "create", "cases": [{body}]}}"#));
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].case.as_deref(), Some("create.x"), "{problems:?}");
+        assert!(problems[0].message.contains("unknown field"), "{}", problems[0]);
+    }
+}
+
+#[test]
+fn a_wording_graded_must_is_refused() {
+    let problems = lint_one(&file(&[case(
+        "create.pinned",
+        r#"["create.no-overwrite"]"#,
+        r#"{"input": {"command": "create", "path": "/memories/a", "file_text": ""}, "text": "File created successfully at: /memories/a"}"#,
+    )]));
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].message.contains("graded MUST through rule `create.no-overwrite`"),
         "{}",
         problems[0]
     );

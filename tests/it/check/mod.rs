@@ -9,6 +9,7 @@
 mod broken;
 mod cli;
 mod hostile;
+mod independent;
 mod mechanics;
 mod reports;
 
