@@ -41,14 +41,101 @@ pub struct Case {
     /// Files, folders and links made in the memories folder before the backend starts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fixtures: Vec<Fixture>,
-    /// Tool inputs run first; each must succeed (`is_error: false`).
+    /// Tool calls run first; each must succeed (`is_error: false`), under its command's rule
+    /// unless it names another.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub setup: Vec<Value>,
+    pub setup: Vec<SetupCall>,
     /// The calls under test.
     pub steps: Vec<Step>,
     /// Checks of the memories folder after the steps (filesystem backends only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub effects: Vec<Effect>,
+}
+
+/// One setup call: a tool input, or a tool input with the rule under which it must succeed.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SetupCall {
+    /// `{"input": {...}, "rule": "decide.hidden-direct"}`: where a backend may refuse the call
+    /// under a decision (a hidden name), the rule says so, and the case is then not checked.
+    Ruled {
+        /// The tool input.
+        input: Value,
+        /// The rule that makes it succeed.
+        rule: String,
+    },
+    /// A tool input; it must succeed under its command's own rule (create →
+    /// `create.writes-file-text`, …).
+    Plain(Value),
+}
+
+impl SetupCall {
+    /// The tool input.
+    pub fn input(&self) -> &Value {
+        match self {
+            SetupCall::Ruled { input, .. } | SetupCall::Plain(input) => input,
+        }
+    }
+
+    /// The rule it names, if any.
+    pub fn rule(&self) -> Option<&str> {
+        match self {
+            SetupCall::Ruled { rule, .. } => Some(rule),
+            SetupCall::Plain(_) => None,
+        }
+    }
+}
+
+/// The rule a successful call of `command` follows: what a setup call that fails breaks.
+pub fn command_rule(command: &str) -> &'static str {
+    match command {
+        "view" => "view.file.content",
+        "str_replace" => "str-replace.replaces",
+        "insert" => "insert.inserts",
+        "delete" => "delete.removes",
+        "rename" => "rename.moves",
+        _ => "create.writes-file-text",
+    }
+}
+
+/// Replaces every `{"$repeat": {"line": L, "count": N, "final_newline": B}}` in a tool input
+/// by the text it describes (N copies of L, each followed by `\n`, the last one only if B,
+/// default true), so that a case can make a big file with a tool call. `Err` says what is wrong.
+pub fn expand_generated(value: &mut Value) -> Result<(), String> {
+    match value {
+        Value::Object(map) if map.contains_key("$repeat") => {
+            let spec = map.get("$repeat").cloned().unwrap_or_default();
+            if map.len() != 1 {
+                return Err("`$repeat` must be the only key of its object".to_string());
+            }
+            let line = spec.get("line").and_then(Value::as_str);
+            let count = spec.get("count").and_then(Value::as_u64);
+            let (Some(line), Some(count)) = (line, count) else {
+                return Err("`$repeat` needs a string `line` and a number `count`".to_string());
+            };
+            let final_newline = spec
+                .get("final_newline")
+                .and_then(Value::as_bool)
+                .unwrap_or(true);
+            // 64 MiB: what the reference accepts on one request line.
+            let size = (line.len() as u64 + 1).saturating_mul(count);
+            if size > 64 << 20 {
+                return Err(format!("`$repeat` makes {size} bytes, over 64 MiB"));
+            }
+            let mut text = String::with_capacity(size as usize);
+            for i in 0..count {
+                text.push_str(line);
+                if final_newline || i + 1 < count {
+                    text.push('\n');
+                }
+            }
+            *value = Value::String(text);
+            Ok(())
+        }
+        Value::Object(map) => map.values_mut().try_for_each(expand_generated),
+        Value::Array(items) => items.iter_mut().try_for_each(expand_generated),
+        _ => Ok(()),
+    }
 }
 
 /// Grading level of a rule or check (on the command line: `must`, `should`, `info`).

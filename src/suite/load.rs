@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::case::{Case, Level, Matcher, TextExpectation};
+use super::case::{Case, Level, Matcher, TextExpectation, command_rule, expand_generated};
 use super::matcher;
 use crate::builtin::{self, Source};
 use crate::spec::{RuleId, Spec, known};
@@ -29,6 +29,8 @@ pub struct LoadedCase {
     pub steps: Vec<StepRules>,
     /// Per effect, its rule.
     pub effects: Vec<Graded>,
+    /// Per setup call, the rule under which it must succeed.
+    pub setup: Vec<Graded>,
     /// The checks every case makes: confinement (canaries, outside changes, canary content in
     /// an output, the sandbox) and host paths in an output.
     pub always: Always,
@@ -227,7 +229,10 @@ pub fn lint_files(files: &[(String, String)], spec: &Spec) -> (Suite, Vec<LintPr
                 .get("id")
                 .and_then(Value::as_str)
                 .map_or_else(|| format!("#{} (no id)", index + 1), str::to_string);
-            let case: Case = match serde_json::from_value(raw) {
+            let case: Case = match serde_json::from_value(raw).and_then(|mut case: Case| {
+                expand_case(&mut case).map_err(serde::de::Error::custom)?;
+                Ok(case)
+            }) {
                 Ok(case) => case,
                 Err(e) => {
                     problems.push(LintProblem {
@@ -264,6 +269,7 @@ pub fn lint_files(files: &[(String, String)], spec: &Spec) -> (Suite, Vec<LintPr
                         main: resolved.main,
                         steps: resolved.steps,
                         effects: resolved.effects,
+                        setup: resolved.setup,
                         always: Always {
                             confinement: Graded::of(known::CONFINEMENT, spec),
                             host_paths: Graded::of(known::NO_HOST_PATHS, spec),
@@ -298,9 +304,25 @@ fn wording_at_must(case: &Case, resolved: &Resolved) -> Vec<String> {
         .collect()
 }
 
+/// Generated texts (`$repeat`) in the case's tool inputs, made once at load.
+fn expand_case(case: &mut Case) -> Result<(), String> {
+    for call in &mut case.setup {
+        match call {
+            super::case::SetupCall::Ruled { input, .. } | super::case::SetupCall::Plain(input) => {
+                expand_generated(input)?;
+            }
+        }
+    }
+    for step in &mut case.steps {
+        expand_generated(&mut step.input)?;
+    }
+    Ok(())
+}
+
 /// The graded rules of a case's checks.
 struct Resolved {
     level: Level,
+    setup: Vec<Graded>,
     main: Graded,
     steps: Vec<StepRules>,
     effects: Vec<Graded>,
@@ -326,6 +348,12 @@ fn resolve(case: &Case, spec: &Spec) -> Result<Resolved, Option<String>> {
             })
     };
     let main = graded(None)?;
+    let mut setup = Vec::with_capacity(case.setup.len());
+    for call in &case.setup {
+        let command = call.input().get("command").and_then(Value::as_str).unwrap_or("");
+        let named = call.rule().unwrap_or_else(|| command_rule(command)).to_string();
+        setup.push(graded(Some(&named))?);
+    }
     let mut steps = Vec::with_capacity(case.steps.len());
     for step in &case.steps {
         steps.push(StepRules {
@@ -357,6 +385,7 @@ fn resolve(case: &Case, spec: &Spec) -> Result<Resolved, Option<String>> {
         .unwrap_or(main.level);
     Ok(Resolved {
         level,
+        setup,
         main,
         steps,
         effects,
@@ -399,8 +428,8 @@ fn check_case(case: &Case, area: &str, spec: &Spec) -> Vec<String> {
     if case.hostile && !case.steps.iter().any(|s| s.is_error == Some(true)) {
         problems.push("a hostile case must have a step that expects `is_error: true`".into());
     }
-    for (i, input) in case.setup.iter().enumerate() {
-        if !input.is_object() {
+    for (i, call) in case.setup.iter().enumerate() {
+        if !call.input().is_object() {
             problems.push(format!("setup call {} is not a JSON object", i + 1));
         }
     }

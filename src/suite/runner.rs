@@ -661,15 +661,15 @@ fn run_calls(
     _options: &RunOptions,
     result: &mut CaseResult,
 ) -> Result<(), String> {
-    for (i, input) in loaded.case.setup.iter().enumerate() {
-        let input = expand_input(input, sandbox);
+    for (i, (call_input, rule)) in loaded.case.setup.iter().zip(&loaded.setup).enumerate() {
+        let input = expand_input(call_input.input(), sandbox);
         let answer = call(backend, Phase::Setup, &input, result)?;
         check_leak(&loaded.always, sandbox, &input, &answer, None, result);
         if answer.is_error {
             result.findings.push(Finding {
                 check: Check::Setup,
-                level: loaded.main.level,
-                rule: loaded.main.rule.clone(),
+                level: rule.level,
+                rule: rule.rule.clone(),
                 step: None,
                 message: format!(
                     "setup call {} returned an error, so the case could not be checked",
