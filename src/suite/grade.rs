@@ -103,6 +103,11 @@ pub struct Finding {
     /// The known dialect the text matched, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dialect: Option<String>,
+    /// Set when an earlier check of the case already broke a rule and this one only restates
+    /// it: `<rule> at <setup call N | step N>`. Such a finding is shown, never counted as a root
+    /// cause of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub follows: Option<String>,
     /// `expected` as diffs show it when it is a template: lines that matched read as the actual
     /// lines they matched, the others as written, marked `(template)`. Not in the JSON report,
     /// which has the template itself in `expected`.

@@ -572,6 +572,7 @@ fn execute(
                     actual: Some(found),
                     dialect: None,
                     expected_shown: None,
+                    follows: None,
                 });
             }
         }
@@ -592,6 +593,7 @@ fn execute(
             actual: Some(render_outside(&outside_after)),
             dialect: None,
             expected_shown: None,
+            follows: None,
         });
     }
     let tampered = sandbox.audit();
@@ -637,6 +639,7 @@ fn sandbox_findings(result: &mut CaseResult, rule: &Graded, found: &[String], wh
             actual: Some(what.clone()),
             dialect: None,
             expected_shown: None,
+            follows: None,
         });
     }
 }
@@ -679,6 +682,7 @@ fn run_calls(
                 actual: Some(answer.text),
                 dialect: None,
                 expected_shown: None,
+                follows: None,
             });
             return Ok(());
         }
@@ -759,6 +763,7 @@ fn check_leak(
             actual: Some(answer.text.clone()),
             dialect: None,
             expected_shown: None,
+            follows: None,
         });
     }
     if answer.text.contains(sandbox.secret()) {
@@ -773,6 +778,7 @@ fn check_leak(
             actual: Some(answer.text.clone()),
             dialect: None,
             expected_shown: None,
+            follows: None,
         });
     }
 }
@@ -802,6 +808,7 @@ fn check_step(
             actual: Some(answer.is_error.to_string()),
             dialect: None,
             expected_shown: None,
+            follows: None,
         });
     }
     for forbidden in &step.must_not_contain {
@@ -817,6 +824,7 @@ fn check_step(
                 actual: Some(answer.text.clone()),
                 dialect: None,
                 expected_shown: None,
+                follows: None,
             });
         }
     }
@@ -840,6 +848,7 @@ fn check_step(
         actual: Some(answer.text.clone()),
         dialect,
         expected_shown: matcher::aligned(expected, &answer.text)?,
+        follows: None,
     });
     Ok(())
 }
