@@ -11,6 +11,7 @@ use crate::spec::{Spec, SpecError};
 use crate::suite::baseline::{Baseline, BaselineError};
 use crate::suite::grade::CaseResult;
 use crate::suite::load::{self, Suite, SuiteError};
+use crate::suite::cascade;
 use crate::suite::runner::{self, RunError, RunOptions, Selection};
 
 /// Everything `check` needs.
@@ -170,6 +171,13 @@ pub fn check(
     let started = Instant::now();
     let mut results = runner::run(&selected, &config.backend, &config.options, progress)?;
     let elapsed = started.elapsed();
+    // Results come back in the order of the selection.
+    for (result, case) in results.iter_mut().zip(&selected) {
+        if result.id == case.case.id {
+            let inputs: Vec<&serde_json::Value> = case.case.steps.iter().map(|s| &s.input).collect();
+            cascade::mark_follows(result, &inputs);
+        }
+    }
     let baseline_problems = match &baseline {
         Some(baseline) => baseline.apply(&loaded.suite, &mut results),
         None => Vec::new(),

@@ -14,6 +14,7 @@ pub fn json(report: &Report) -> String {
         "memspec": env!("CARGO_PKG_VERSION"),
         "verdict": report.verdict(),
         "accepted_by_baseline": report.accepted_breaks(),
+        "root_causes": report.root_causes(),
         "counts": report.counts().iter().map(|(o, n)| (o.as_str().to_string(), serde_json::Value::from(*n))).collect::<serde_json::Map<_, _>>(),
         "report": report,
     });
@@ -200,6 +201,20 @@ pub fn markdown(report: &Report) -> String {
     out.push_str("| outcome | cases |\n|---|---|\n");
     for (outcome, n) in report.counts() {
         let _ = writeln!(out, "| {} | {n} |", outcome.as_str());
+    }
+    let causes = report.root_causes();
+    if !causes.is_empty() {
+        out.push_str("\n| root cause | level | cases | first case |\n|---|---|---|---|\n");
+        for cause in causes {
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} | `{}` |",
+                cause.rule,
+                cause.level.as_str(),
+                cause.cases,
+                cause.first_case
+            );
+        }
     }
     let notable: Vec<&CaseResult> = report
         .results

@@ -18,6 +18,7 @@ pub struct Detail {
 /// Renders the report as text for a terminal or a CI log.
 pub fn render(report: &Report, spec: &Spec, detail: Detail) -> String {
     let mut out = String::new();
+    root_causes(&mut out, report);
     for result in &report.results {
         let interesting =
             detail.verbose || !matches!(result.outcome, Outcome::Pass | Outcome::Skip);
@@ -56,13 +57,26 @@ fn case_block(out: &mut String, report: &Report, spec: &Spec, result: &CaseResul
     }
     let mut cited: Vec<&str> = Vec::new();
     for finding in &result.findings {
+        let follows = finding
+            .follows
+            .as_deref()
+            .map(|cause| format!(" (follows from {cause})"))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "  - {} [{} {}]",
+            "  - {} [{} {}]{follows}",
             finding.message,
             finding.level.as_str(),
             finding.rule
         );
+        // A consequence of an earlier step is named, not argued again (its cause has the
+        // diff); one of the same step (the text after a wrong flag) is that fault's detail.
+        let same_step = finding
+            .step
+            .is_some_and(|step| follows.ends_with(&format!(" at step {})", step + 1)));
+        if !follows.is_empty() && !same_step && !detail.verbose {
+            continue;
+        }
         // The spec sentence once per rule and case: several findings often cite the same one.
         if let Some(text) = rule_text(spec, finding.rule.as_str())
             && !cited.contains(&finding.rule.as_str())
@@ -146,6 +160,47 @@ fn case_block(out: &mut String, report: &Report, spec: &Spec, result: &CaseResul
     out.push('\n');
 }
 
+/// The report opens with what went wrong, once per cause: the rules broken by findings that
+/// follow no other, by weight, and the cases where the backend broke.
+fn root_causes(out: &mut String, report: &Report) {
+    let causes = report.root_causes();
+    let (broke, first_break) = report.breaks();
+    if causes.is_empty() && broke == 0 {
+        return;
+    }
+    let consequences: usize = causes.iter().map(|c| c.consequences).sum();
+    let _ = writeln!(
+        out,
+        "root causes: {} rule(s) broken{}",
+        causes.len(),
+        if consequences > 0 {
+            format!(", and {consequences} finding(s) that only follow from them")
+        } else {
+            String::new()
+        }
+    );
+    let width = causes.iter().map(|c| c.rule.as_str().len()).max().unwrap_or(0);
+    for cause in &causes {
+        let _ = writeln!(
+            out,
+            "  {:<6} {:<width$}  {} case(s), first {}: {}",
+            cause.level.as_str(),
+            cause.rule.as_str(),
+            cause.cases,
+            cause.first_case,
+            cause.message
+        );
+    }
+    if let Some((case, reason)) = first_break {
+        let _ = writeln!(
+            out,
+            "  broke  in {broke} case(s), first {case}: {}",
+            reason.lines().next().unwrap_or_default()
+        );
+    }
+    out.push('\n');
+}
+
 fn summary(out: &mut String, report: &Report) {
     let counts = report.counts();
     let count = |o: Outcome| counts.get(&o).copied().unwrap_or(0);
@@ -212,7 +267,18 @@ fn summary(out: &mut String, report: &Report) {
             }
         }
         Verdict::NotConformant => "NOT conformant".to_string(),
-        Verdict::BackendBroke => "the backend BROKE (crash, hang or garbage)".to_string(),
+        Verdict::BackendBroke => {
+            // A timeout does not hide failures: both are said.
+            let failed = count(Outcome::Fail);
+            if failed > 0 {
+                format!(
+                    "the backend BROKE (crash, hang or garbage) in {} case(s), and NOT conformant: {failed} failed",
+                    report.breaks().0
+                )
+            } else {
+                "the backend BROKE (crash, hang or garbage)".to_string()
+            }
+        }
     };
     let _ = writeln!(out, "verdict: {verdict}");
 }

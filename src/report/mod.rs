@@ -45,6 +45,24 @@ pub enum Verdict {
 }
 
 impl Report {
+    /// The rules broken by findings that follow no other, heaviest first.
+    pub fn root_causes(&self) -> Vec<crate::suite::cascade::RootCause> {
+        crate::suite::cascade::root_causes(&self.results)
+    }
+
+    /// Cases whose backend broke (not accepted by the baseline), and the first one's reason.
+    pub fn breaks(&self) -> (usize, Option<(&str, &str)>) {
+        let broke: Vec<&CaseResult> = self
+            .results
+            .iter()
+            .filter(|r| r.outcome == Outcome::Error && r.baselined.is_none())
+            .collect();
+        let first = broke
+            .first()
+            .map(|r| (r.id.as_str(), r.reason.as_deref().unwrap_or_default()));
+        (broke.len(), first)
+    }
+
     /// Counts per outcome; baselined results are counted under their outcome too.
     pub fn counts(&self) -> BTreeMap<Outcome, usize> {
         let mut counts = BTreeMap::new();

@@ -2,9 +2,11 @@
 //! the runner and baselines.
 
 pub mod baseline;
+pub mod cascade;
 pub mod case;
 pub mod coverage;
 pub mod grade;
 pub mod load;
 pub mod matcher;
 pub mod runner;
+pub mod witness;

@@ -1,0 +1,254 @@
+//! One fault, one finding: findings that only restate an earlier one of their case are marked
+//! as following it, and a run's findings are summed up by root cause (rule, count, first case),
+//! so that a backend whose `create` appends a newline reads as one cause with a count, not as a
+//! hundred failures under unrelated rules.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::case::Level;
+use super::grade::{CaseResult, Check, Finding, Outcome};
+use crate::spec::RuleId;
+
+/// Commands that change the store: a fault in one changes what every later call sees.
+const CHANGES_STORE: [&str; 5] = ["create", "str_replace", "insert", "delete", "rename"];
+
+/// Whether a check is about confinement: such a finding always stands on its own.
+fn is_confinement(check: Check) -> bool {
+    matches!(
+        check,
+        Check::Leak | Check::HostPath | Check::Outside | Check::Sandbox | Check::MustNotContain
+    )
+}
+
+/// Marks, in one case's findings (in the order they were made: setup, steps, effects), every
+/// finding after the first fault that changed the store as following that fault. A fault that
+/// changed the store is a failed setup call, or a wrong `is_error` or effect of a step whose
+/// command changes the store; a text difference at the same step restates a wrong `is_error`.
+/// Confinement findings are never marked, and never a cause.
+pub fn mark_follows(result: &mut CaseResult, step_inputs: &[&Value]) {
+    let mut root: Option<(usize, String)> = None;
+    for (index, finding) in result.findings.iter_mut().enumerate() {
+        if is_confinement(finding.check) || finding.level == Level::Info {
+            continue;
+        }
+        if let Some((_, cause)) = &root {
+            finding.follows = Some(cause.clone());
+            continue;
+        }
+        let changes_store = match (finding.check, finding.step) {
+            (Check::Setup, _) => true,
+            (Check::IsError, Some(step)) => step_inputs
+                .get(step)
+                .and_then(|input| input.get("command"))
+                .and_then(Value::as_str)
+                .is_some_and(|command| CHANGES_STORE.contains(&command)),
+            _ => false,
+        };
+        if changes_store {
+            let at = match finding.step {
+                Some(step) => format!("step {}", step + 1),
+                None => "setup".to_string(),
+            };
+            root = Some((index, format!("{} at {at}", finding.rule)));
+        }
+    }
+    // A wrong flag and a wrong text at one step are one fault: the text follows the flag.
+    let flags: Vec<(usize, String)> = result
+        .findings
+        .iter()
+        .filter(|f| f.check == Check::IsError && f.follows.is_none() && f.level != Level::Info)
+        .filter_map(|f| {
+            f.step
+                .map(|step| (step, format!("{} at step {}", f.rule, step + 1)))
+        })
+        .collect();
+    for finding in &mut result.findings {
+        if finding.check == Check::Text
+            && finding.follows.is_none()
+            && let Some((_, cause)) = flags.iter().find(|(step, _)| Some(*step) == finding.step)
+        {
+            finding.follows = Some(cause.clone());
+        }
+    }
+}
+
+/// One root cause of a run: a rule broken by findings that follow no other.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RootCause {
+    /// The rule.
+    pub rule: RuleId,
+    /// Its level.
+    pub level: Level,
+    /// Findings under it that follow no other.
+    pub findings: usize,
+    /// Cases with such a finding.
+    pub cases: usize,
+    /// Findings in those cases that follow from it.
+    pub consequences: usize,
+    /// The first case, in suite order.
+    pub first_case: String,
+    /// What its first finding said.
+    pub message: String,
+}
+
+/// The root causes of a run, heaviest first: MUST before SHOULD, then by cases, then by rule.
+/// INFO differences (decisions) are no cause of anything.
+pub fn root_causes(results: &[CaseResult]) -> Vec<RootCause> {
+    let mut by_rule: BTreeMap<String, RootCause> = BTreeMap::new();
+    for result in results {
+        if result.outcome == Outcome::Skip || result.baselined.is_some() {
+            continue;
+        }
+        let mut counted_case: Vec<RuleId> = Vec::new();
+        for finding in result.findings.iter().filter(|f| f.level != Level::Info) {
+            if finding.follows.is_some() {
+                continue;
+            }
+            let cause = by_rule
+                .entry(finding.rule.to_string())
+                .or_insert_with(|| RootCause {
+                    rule: finding.rule.clone(),
+                    level: finding.level,
+                    findings: 0,
+                    cases: 0,
+                    consequences: 0,
+                    first_case: result.id.clone(),
+                    message: finding.message.clone(),
+                });
+            cause.findings += 1;
+            if !counted_case.contains(&finding.rule) {
+                cause.cases += 1;
+                counted_case.push(finding.rule.clone());
+            }
+        }
+        for finding in &result.findings {
+            if let Some(cause) = follows_rule(finding).and_then(|rule| by_rule.get_mut(rule)) {
+                cause.consequences += 1;
+            }
+        }
+    }
+    let mut causes: Vec<RootCause> = by_rule.into_values().collect();
+    causes.sort_by(|a, b| {
+        b.level
+            .cmp(&a.level)
+            .then(b.cases.cmp(&a.cases))
+            .then(a.rule.cmp(&b.rule))
+    });
+    causes
+}
+
+/// The rule named by a finding's `follows`.
+fn follows_rule(finding: &Finding) -> Option<&str> {
+    finding.follows.as_deref()?.split(' ').next()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::known;
+    use serde_json::json;
+
+    fn finding(check: Check, level: Level, rule: RuleId, step: Option<usize>) -> Finding {
+        Finding {
+            check,
+            level,
+            rule,
+            step,
+            message: "m".to_string(),
+            expected: None,
+            actual: None,
+            dialect: None,
+            expected_shown: None,
+            follows: None,
+        }
+    }
+
+    fn result(id: &str, findings: Vec<Finding>) -> CaseResult {
+        CaseResult {
+            id: id.to_string(),
+            area: "a".to_string(),
+            title: String::new(),
+            level: Level::Must,
+            hostile: false,
+            rules: Vec::new(),
+            outcome: Outcome::Fail,
+            reason: None,
+            findings,
+            calls: Vec::new(),
+            duration: Default::default(),
+            start_time: Default::default(),
+            baselined: None,
+        }
+    }
+
+    #[test]
+    fn a_setup_fault_is_the_cause_of_what_follows_but_not_of_confinement() {
+        let mut r = result(
+            "c",
+            vec![
+                finding(Check::Setup, Level::Must, known::IS_ERROR_FLAG, None),
+                finding(Check::Text, Level::Should, known::TERMINATES, Some(0)),
+                finding(Check::Leak, Level::Must, known::CONFINEMENT, Some(0)),
+                finding(Check::Effect, Level::Must, known::TERMINATES, None),
+            ],
+        );
+        let view = json!({"command": "view"});
+        mark_follows(&mut r, &[&view]);
+        let follows: Vec<Option<&str>> =
+            r.findings.iter().map(|f| f.follows.as_deref()).collect();
+        assert_eq!(
+            follows,
+            [
+                None,
+                Some("errors.is-error-flag at setup"),
+                None,
+                Some("errors.is-error-flag at setup")
+            ]
+        );
+        let causes = root_causes(&[r]);
+        assert_eq!(causes.len(), 2, "{causes:?}");
+        assert_eq!(causes[0].consequences + causes[1].consequences, 2);
+    }
+
+    #[test]
+    fn a_wrong_flag_on_a_view_causes_only_its_own_text() {
+        let view = json!({"command": "view"});
+        let mut r = result(
+            "c",
+            vec![
+                finding(Check::IsError, Level::Must, known::IS_ERROR_FLAG, Some(0)),
+                finding(Check::Text, Level::Should, known::TERMINATES, Some(0)),
+                finding(Check::Text, Level::Should, known::TERMINATES, Some(1)),
+            ],
+        );
+        mark_follows(&mut r, &[&view, &view]);
+        assert_eq!(
+            r.findings[1].follows.as_deref(),
+            Some("errors.is-error-flag at step 1")
+        );
+        assert_eq!(r.findings[2].follows, None);
+    }
+
+    #[test]
+    fn causes_are_counted_once_per_rule_heaviest_first() {
+        let results: Vec<CaseResult> = (0..5)
+            .map(|i| {
+                result(
+                    &format!("c{i}"),
+                    vec![finding(Check::IsError, Level::Must, known::IS_ERROR_FLAG, Some(0))],
+                )
+            })
+            .chain([result(
+                "d",
+                vec![finding(Check::Text, Level::Should, known::TERMINATES, Some(0))],
+            )])
+            .collect();
+        let causes = root_causes(&results);
+        assert_eq!(causes.len(), 2);
+        assert_eq!((causes[0].cases, causes[0].first_case.as_str()), (5, "c0"));
+        assert_eq!(causes[1].level, Level::Should);
+    }
+}
