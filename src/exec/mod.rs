@@ -1,11 +1,15 @@
-//! Running backends safely: the sandbox a backend runs on, held as a capability, and the
-//! filesystem access the harness uses on anything a backend can touch.
+//! Running backends safely: the sandbox a backend runs on, held as a capability, the
+//! filesystem access the harness uses on anything a backend can touch, and the session that
+//! runs a backend process on its sandbox and checks that it stayed inside.
 //!
 //! Everything that runs a backend (`check`, `matrix`, `replay`, `record`) makes its sandboxes
-//! here, so that one set of rules keeps a hostile backend from turning the harness against the
-//! machine it runs on: no link followed, no open that blocks, no unbounded read, no recursion.
+//! and runs its processes here, so that one set of rules keeps a hostile backend from turning
+//! the harness against the machine it runs on: no link followed, no open that blocks, no
+//! unbounded read, no recursion; and one set of checks says when it tried.
 
 pub mod fs;
 pub mod sandbox;
+pub mod session;
 
 pub use sandbox::{FixtureError, Outside, Sandbox, Seen};
+pub use session::{Broke, Confined, Fault, Reset, Session, Stopped};

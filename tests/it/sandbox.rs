@@ -269,3 +269,111 @@ proptest! {
         prop_assert!(remaining.is_empty(), "sandbox not removed: {:?}", remaining);
     }
 }
+
+/// The rules confinement findings are graded under in these tests.
+fn confinement_rules() -> memspec::suite::load::Always {
+    use memspec::spec::known;
+    use memspec::suite::case::Level;
+    use memspec::suite::load::{Always, Graded};
+    Always {
+        confinement: Graded {
+            rule: known::CONFINEMENT,
+            level: Level::Must,
+        },
+        host_paths: Graded {
+            rule: known::NO_HOST_PATHS,
+            level: Level::Should,
+        },
+    }
+}
+
+fn timeouts() -> memspec::backend::Timeouts {
+    memspec::backend::Timeouts {
+        call: std::time::Duration::from_secs(10),
+        startup: std::time::Duration::from_secs(10),
+    }
+}
+
+#[test]
+fn a_session_resets_checks_confinement_and_removes_its_sandbox() {
+    use memspec::backend::BackendSpec;
+    use memspec::exec::{Reset, Session};
+    use memspec::suite::grade::Check;
+    use serde_json::json;
+
+    let rules = confinement_rules();
+    let mut session =
+        Session::start(&BackendSpec::Reference, timeouts()).unwrap_or_else(|e| panic!("{e}"));
+    let base = session.sandbox().base().to_path_buf();
+    let create = json!({"command": "create", "path": "/memories/a.md", "file_text": "a\n"});
+    let answer = session.call(&create).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!answer.is_error, "{answer:?}");
+    assert!(
+        session
+            .check_answer(&create, &answer, Some(0), &rules)
+            .is_empty()
+    );
+    // An answer quoting a canary, or the host path the input did not spell: one finding each.
+    let mut leaky = answer.clone();
+    leaky.text = format!(
+        "{} {}",
+        base.display(),
+        std::fs::read_to_string(base.join("canary.txt")).unwrap_or_default()
+    );
+    let checks: Vec<Check> = session
+        .check_answer(&create, &leaky, Some(0), &rules)
+        .iter()
+        .map(|f| f.check)
+        .collect();
+    assert_eq!(checks, [Check::HostPath, Check::Leak]);
+    // Something new beside `memories/`: an outside finding, reported once.
+    std::fs::write(base.join("stray.txt"), "x").unwrap_or_else(|e| panic!("{e}"));
+    let confined = session.check_sandbox(&rules, "now");
+    assert!(confined.damaged);
+    assert_eq!(
+        confined
+            .findings
+            .iter()
+            .map(|f| f.check)
+            .collect::<Vec<_>>(),
+        [Check::Outside]
+    );
+    assert!(session.check_sandbox(&rules, "now").findings.is_empty());
+    // `reset` empties the memories and rebuilds the sandbox, whatever was left beside it.
+    assert_eq!(session.reset(), Reset::Clean);
+    assert!(!base.join("memories/a.md").exists());
+    assert!(!base.join("stray.txt").exists());
+    assert!(base.join("canary.txt").is_file());
+    assert!(session.discard().is_empty());
+    assert!(!base.exists());
+}
+
+#[test]
+fn a_session_restarts_a_broken_backend_until_it_broke_three_times_in_a_row() {
+    use memspec::backend::BackendSpec;
+    use memspec::exec::{Fault, Session, session::RESTART_LIMIT};
+
+    let sandbox = Sandbox::new().unwrap_or_else(|e| panic!("{e}"));
+    let base = sandbox.base().to_path_buf();
+    // Reads its request, says something on stderr and exits: a crash on every call.
+    let spec = BackendSpec::command("read line; echo oops >&2; exit 1 # {memories}", None);
+    let mut session = Session::on(sandbox, &spec, timeouts());
+    let input = serde_json::json!({"command": "view", "path": "/memories"});
+    for _ in 0..RESTART_LIMIT {
+        match session.call(&input) {
+            Err(Fault::Backend(broke)) => {
+                assert!(broke.reason.contains("exited before answering"), "{broke}");
+                assert!(broke.to_string().contains("stderr: oops"), "{broke}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(
+        session.call(&input),
+        Err(Fault::GaveUp {
+            breaks: RESTART_LIMIT
+        })
+    );
+    session.discard();
+    assert!(!base.exists());
+}

@@ -1,0 +1,412 @@
+//! One backend process and the sandbox it runs on: what `check`, `matrix`, `replay` and `record`
+//! all do with a backend under test.
+//!
+//! A [`Session`] starts the process on its sandbox, sends calls, asks for `reset` and audits the
+//! sandbox after it, starts the process again on the same sandbox after it broke (up to
+//! [`RESTART_LIMIT`] breaks in a row), and ends with [`Session::discard`]: the process group is
+//! killed, then the sandbox removed. Every failure is a [`Fault`]: the backend's (a verdict about
+//! it) or the harness's (no verdict at all).
+//!
+//! The confinement checks are here too, one set for every command: canary content or the
+//! sandbox's host path in an answer ([`Session::check_answer`]), and anything changed outside
+//! `memories/` or done to the sandbox itself ([`Session::check_sandbox`]). They become
+//! [`Finding`]s graded under the rules the caller passes ([`Always`]).
+
+use serde_json::Value;
+
+use super::{Outside, Sandbox};
+use crate::backend::{Backend, BackendSpec, Timeouts};
+use crate::protocol::ToolResult;
+use crate::suite::grade::{Check, Finding};
+use crate::suite::load::{Always, Graded};
+
+/// Breaks in a row (a call that failed, a process that would not start) after which a session
+/// starts its backend no more.
+pub const RESTART_LIMIT: usize = 3;
+
+/// Things a backend did to its sandbox that are reported at once (at most this many).
+const TAMPERING_SHOWN: usize = 8;
+
+/// Why a call, a start or a reset did not give an answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Fault {
+    /// The backend crashed, hung, spoke garbage or could not be started: a verdict about it.
+    #[error(transparent)]
+    Backend(#[from] Broke),
+    /// The backend broke [`RESTART_LIMIT`] times in a row and is not started again.
+    #[error("the backend broke {breaks} times in a row and was not restarted again")]
+    GaveUp {
+        /// Breaks in a row.
+        breaks: usize,
+    },
+    /// The harness could not do its part (make a sandbox, a fixture, read a case): no verdict
+    /// about the backend at all.
+    #[error("harness: {0}")]
+    Harness(String),
+}
+
+/// How the backend broke, with what it wrote to stderr meanwhile.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}{}", stderr_note(.stderr.as_deref(), .reason))]
+pub struct Broke {
+    /// What went wrong, as the backend module says it.
+    pub reason: String,
+    /// The last lines the process wrote to stderr during the current case, if any.
+    pub stderr: Option<String>,
+}
+
+fn stderr_note(stderr: Option<&str>, reason: &str) -> String {
+    match stderr.map(str::trim) {
+        Some(tail) if !tail.is_empty() && !reason.contains("stderr:") => {
+            format!("; stderr: {tail}")
+        }
+        _ => String::new(),
+    }
+}
+
+/// What a `reset` came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reset {
+    /// The backend forgot everything and the sandbox is as fresh as a new one.
+    Clean,
+    /// The backend does not support `reset` (it said no, or broke answering).
+    Refused,
+    /// The backend said ok, but left this in the harness's way: neither the process nor the
+    /// sandbox can be used again.
+    Tampered(Vec<String>),
+}
+
+/// How a process ended when it was stopped.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stopped {
+    /// The last lines it wrote to stderr during the current case.
+    pub stderr: Option<String>,
+    /// A line it wrote that no request asked for.
+    pub unread_output: Option<String>,
+}
+
+/// What the sandbox check found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Confined {
+    /// The findings, new since the last check.
+    pub findings: Vec<Finding>,
+    /// Whether something outside `memories/` changed or the sandbox was tampered with: such a
+    /// sandbox is not to be used for anything else.
+    pub damaged: bool,
+}
+
+/// A backend process on its sandbox.
+pub struct Session {
+    /// Declared before the sandbox, so dropped (killed) before it is removed.
+    backend: Option<Box<dyn Backend>>,
+    sandbox: Sandbox,
+    spec: BackendSpec,
+    timeouts: Timeouts,
+    /// Breaks since the last answer.
+    breaks: usize,
+    /// Whether the last process stopped had exited before reading anything.
+    exited_unread: bool,
+    /// Outside `memories/` at the last look.
+    outside: Outside,
+    /// Tampering already reported.
+    reported: Vec<String>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("backend", &self.spec.label())
+            .field("sandbox", &self.sandbox.base())
+            .field("running", &self.backend.is_some())
+            .field("breaks", &self.breaks)
+            .finish()
+    }
+}
+
+impl Session {
+    /// A fresh sandbox in the system's temporary folder, with the backend started on it.
+    pub fn start(spec: &BackendSpec, timeouts: Timeouts) -> Result<Session, Fault> {
+        let sandbox =
+            Sandbox::new().map_err(|e| Fault::Harness(format!("cannot make a sandbox: {e}")))?;
+        let mut session = Session::on(sandbox, spec, timeouts);
+        session.running()?;
+        Ok(session)
+    }
+
+    /// The backend on `sandbox` (made and filled by the caller), started by the first call.
+    pub fn on(sandbox: Sandbox, spec: &BackendSpec, timeouts: Timeouts) -> Session {
+        let outside = sandbox.outside();
+        Session {
+            backend: None,
+            sandbox,
+            spec: spec.clone(),
+            timeouts,
+            breaks: 0,
+            exited_unread: false,
+            outside,
+            reported: Vec::new(),
+        }
+    }
+
+    /// The sandbox the backend runs on.
+    pub fn sandbox(&self) -> &Sandbox {
+        &self.sandbox
+    }
+
+    /// The running process, started (again, on the same sandbox) when there is none, unless it
+    /// broke [`RESTART_LIMIT`] times in a row.
+    fn running(&mut self) -> Result<&mut Box<dyn Backend>, Fault> {
+        if self.backend.is_none() {
+            if self.breaks >= RESTART_LIMIT {
+                return Err(Fault::GaveUp {
+                    breaks: self.breaks,
+                });
+            }
+            match self
+                .spec
+                .start_with(self.sandbox.base(), self.sandbox.memories(), self.timeouts)
+            {
+                Ok(backend) => self.backend = Some(backend),
+                Err(e) => {
+                    self.breaks += 1;
+                    return Err(Fault::Backend(Broke {
+                        reason: e.to_string(),
+                        stderr: None,
+                    }));
+                }
+            }
+        }
+        self.backend
+            .as_mut()
+            .ok_or_else(|| Fault::Harness("the backend is not running".to_string()))
+    }
+
+    /// Sends one tool input. A backend that breaks is stopped (its stderr is in the fault) and
+    /// started again on the same sandbox by the next call.
+    pub fn call(&mut self, input: &Value) -> Result<ToolResult, Fault> {
+        let answer = self.running()?.call(input);
+        match answer {
+            Ok(result) => {
+                self.breaks = 0;
+                Ok(result)
+            }
+            Err(e) => {
+                self.breaks += 1;
+                let stopped = self.stop();
+                Err(Fault::Backend(Broke {
+                    reason: e.to_string(),
+                    stderr: stopped.stderr,
+                }))
+            }
+        }
+    }
+
+    /// Asks the backend to forget every memory, then audits the sandbox and brings it back to
+    /// its fresh state: what the backend did to it, or left in `memories/` that no memory
+    /// backend makes, is [`Reset::Tampered`], as is anything the harness cannot remove.
+    pub fn reset(&mut self) -> Reset {
+        let Some(backend) = self.backend.as_mut() else {
+            return Reset::Refused;
+        };
+        match backend.reset() {
+            Ok(true) => {}
+            Ok(false) | Err(_) => return Reset::Refused,
+        }
+        let mut found = self.sandbox.audit();
+        found.extend(
+            self.sandbox
+                .specials_in_memories(TAMPERING_SHOWN)
+                .into_iter()
+                .map(|what| format!("after `reset` answered ok, {what} was left")),
+        );
+        if found.is_empty() {
+            match self.sandbox.clear() {
+                Ok(left) => found.extend(left.into_iter().map(cannot_remove)),
+                Err(e) => found.push(format!("the harness cannot empty the sandbox: {e}")),
+            }
+        }
+        found.truncate(TAMPERING_SHOWN);
+        if !found.is_empty() {
+            return Reset::Tampered(found);
+        }
+        self.outside = self.sandbox.outside();
+        self.reported.clear();
+        Reset::Clean
+    }
+
+    /// A new case starts on this process: its errors quote what it writes to stderr from now on.
+    pub fn begin_case(&mut self) {
+        if let Some(backend) = self.backend.as_mut() {
+            backend.begin_case();
+        }
+    }
+
+    /// Whether the process (the running one, or the last one stopped) exited before reading
+    /// anything sent to it: the backend never started.
+    pub fn exited_unread(&self) -> bool {
+        self.backend
+            .as_ref()
+            .map_or(self.exited_unread, |b| b.exited_unread())
+    }
+
+    /// Stops the process (its whole group); the sandbox stays, for a restart or a look.
+    pub fn stop(&mut self) -> Stopped {
+        let Some(mut backend) = self.backend.take() else {
+            return Stopped::default();
+        };
+        let stderr = backend.shutdown();
+        self.exited_unread = backend.exited_unread();
+        Stopped {
+            stderr,
+            unread_output: backend.unread_output(),
+        }
+    }
+
+    /// Ends the session: the process group is killed, then the sandbox removed. Returns what
+    /// could not be removed, described as a finding's detail.
+    pub fn discard(mut self) -> Vec<String> {
+        self.stop();
+        // The backend is gone before its folder is: nothing is racing the removal any more.
+        let Session { sandbox, .. } = self;
+        sandbox.remove().into_iter().map(cannot_remove).collect()
+    }
+
+    /// The confinement checks of one answer to `input`: canary content in it, and the
+    /// sandbox's host path in it unless the input spelled that path.
+    pub fn check_answer(
+        &self,
+        input: &Value,
+        answer: &ToolResult,
+        step: Option<usize>,
+        rules: &Always,
+    ) -> Vec<Finding> {
+        let mut findings = Vec::new();
+        // A host path in an error tells Claude (and whoever reads the transcript) where the
+        // memories live; unless the input itself spelled that path, it leaked.
+        let base = self.sandbox.base().to_string_lossy();
+        let asked = input.to_string().contains(base.as_ref());
+        if !asked && answer.text.contains(base.as_ref()) {
+            findings.push(Finding {
+                step,
+                actual: Some(answer.text.clone()),
+                ..finding(
+                    Check::HostPath,
+                    &rules.host_paths,
+                    "the output reveals the host path of the memories folder".to_string(),
+                )
+            });
+        }
+        if answer.text.contains(self.sandbox.secret()) {
+            findings.push(Finding {
+                step,
+                actual: Some(answer.text.clone()),
+                ..finding(
+                    Check::Leak,
+                    &rules.confinement,
+                    "the output contains the content of a canary file outside the memories folder"
+                        .to_string(),
+                )
+            });
+        }
+        findings
+    }
+
+    /// Starts watching outside `memories/` from now on (after the fixtures, say).
+    pub fn watch_outside(&mut self) {
+        self.outside = self.sandbox.outside();
+    }
+
+    /// The confinement checks of the sandbox since the last look: what changed outside
+    /// `memories/`, and what the backend did to the sandbox's structure (`when` says when it
+    /// was seen). Each change and each tampering is reported once.
+    pub fn check_sandbox(&mut self, rules: &Always, when: &str) -> Confined {
+        let mut confined = Confined::default();
+        let now = self.sandbox.outside();
+        if let Some(changes) = Sandbox::describe_changes(&self.outside, &now) {
+            confined.findings.push(Finding {
+                expected: Some(render_outside(&self.outside)),
+                actual: Some(render_outside(&now)),
+                ..finding(
+                    Check::Outside,
+                    &rules.confinement,
+                    format!(
+                        "something outside the memories folder was created, changed or deleted: {}",
+                        shorten_list(&changes)
+                    ),
+                )
+            });
+            confined.damaged = true;
+        }
+        self.outside = now;
+        let tampered = self.sandbox.audit();
+        confined.damaged |= !tampered.is_empty();
+        let new: Vec<String> = tampered
+            .into_iter()
+            .filter(|what| !self.reported.contains(what))
+            .collect();
+        confined
+            .findings
+            .extend(tampering(&rules.confinement, &new, when));
+        self.reported.extend(new);
+        confined
+    }
+}
+
+/// One finding per thing the backend did to the sandbox, seen `when`.
+pub fn tampering(rule: &Graded, found: &[String], when: &str) -> Vec<Finding> {
+    found
+        .iter()
+        .map(|what| Finding {
+            actual: Some(what.clone()),
+            ..finding(
+                Check::Sandbox,
+                rule,
+                format!("the backend tampered with its sandbox ({when}): {what}"),
+            )
+        })
+        .collect()
+}
+
+fn finding(check: Check, graded: &Graded, message: String) -> Finding {
+    Finding {
+        check,
+        level: graded.level,
+        rule: graded.rule.clone(),
+        step: None,
+        message,
+        expected: None,
+        actual: None,
+        dialect: None,
+        expected_shown: None,
+        follows: None,
+    }
+}
+
+fn cannot_remove(what: String) -> String {
+    format!("the harness cannot remove {what} from the sandbox")
+}
+
+/// A list of changes cut to a readable length for a one-line message.
+fn shorten_list(text: &str) -> String {
+    const SHOWN: usize = 400;
+    if text.len() <= SHOWN {
+        return text.to_string();
+    }
+    let cut = (0..=SHOWN)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    format!("{}…", &text[..cut])
+}
+
+fn render_outside(outside: &Outside) -> String {
+    let mut lines: Vec<String> = outside
+        .entries
+        .iter()
+        .map(|(path, what)| format!("{}: {}", path.display(), what.describe()))
+        .collect();
+    if outside.more > 0 {
+        lines.push(format!("and {} more entries", outside.more));
+    }
+    lines.join("\n")
+}
