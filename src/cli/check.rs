@@ -16,7 +16,7 @@ use memspec::backend::BackendSpec;
 use memspec::check::{self, CheckConfig, CheckError};
 use memspec::report::{self, Verdict, human};
 use memspec::suite::case::Level;
-use memspec::suite::runner::{RunOptions, Selection};
+use memspec::suite::runner::{RunError, RunOptions, Selection};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct MatrixArgs {
@@ -208,6 +208,10 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
             bar.finish_and_clear();
             return fail(EXIT_USAGE, &e);
         }
+        Err(e @ CheckError::Run(RunError::Harness { .. })) => {
+            bar.finish_and_clear();
+            return fail(EXIT_INTERNAL, &e);
+        }
         Err(e @ CheckError::Run(_)) => {
             bar.finish_and_clear();
             return fail(EXIT_BACKEND_BROKE, &e);
@@ -314,6 +318,9 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
                 name,
                 results: report.results,
             }),
+            Err(e @ CheckError::Run(RunError::Harness { .. })) => {
+                return fail(EXIT_INTERNAL, &format!("{name}: {e}"));
+            }
             Err(e @ CheckError::Run(_)) => {
                 return fail(EXIT_BACKEND_BROKE, &format!("{name}: {e}"));
             }

@@ -8,10 +8,11 @@ use serde_json::Value;
 
 use super::case::{Level, Step, TextExpectation};
 use super::grade::{CallRecord, CaseResult, Check, Finding, Outcome, Phase};
-use super::load::{Always, Graded, LoadedCase, Suite};
+use super::load::{LoadedCase, Suite};
 use super::matcher;
-use crate::backend::{Backend, BackendSpec};
-use crate::exec::{FixtureError, Outside, Sandbox};
+use crate::backend::{BackendSpec, Timeouts};
+use crate::exec::session::tampering;
+use crate::exec::{Broke, Fault, FixtureError, Reset, Sandbox, Session};
 use crate::protocol::ToolResult;
 
 /// Which cases to run. Empty lists select everything.
@@ -120,6 +121,15 @@ pub enum RunError {
         /// How the first of them broke.
         reason: String,
     },
+    /// The harness could not run a case (make a sandbox or a fixture, apply a matcher): not
+    /// a verdict about the backend, and nothing the rest of the run could be trusted after.
+    #[error("the harness could not run the case {case}: {message}")]
+    Harness {
+        /// The case's id.
+        case: String,
+        /// What the harness could not do.
+        message: String,
+    },
 }
 
 fn stderr_note(stderr: &str) -> String {
@@ -144,9 +154,10 @@ pub struct Starts {
 }
 
 impl Starts {
-    /// Notes what a backend process did before it was stopped; `stderr` is its excerpt.
-    fn saw(&self, backend: &dyn Backend, stderr: Option<&str>) {
-        if backend.exited_unread() {
+    /// Notes what a backend process did before it was stopped (whether it exited before
+    /// reading anything); `stderr` is its excerpt.
+    fn saw(&self, exited_unread: bool, stderr: Option<&str>) {
+        if exited_unread {
             if let Ok(mut first) = self.first_stderr.lock() {
                 first.get_or_insert_with(|| stderr.unwrap_or_default().to_string());
             }
@@ -162,10 +173,6 @@ impl Starts {
             self.worked.store(true, Ordering::Relaxed);
             return;
         };
-        // A harness fault says nothing about the backend.
-        if reason.starts_with("harness:") {
-            return;
-        }
         let kind = break_kind(reason);
         if let Ok(mut alike) = self.alike.lock() {
             match alike.as_mut() {
@@ -211,7 +218,7 @@ fn break_kind(reason: &str) -> String {
 /// Runs `cases` against `backend`, `options.jobs` at a time; `progress` sees each result as it
 /// completes. Results come back in the order of `cases`. The run stops early, with an error,
 /// when [`NEVER_STARTED_LIMIT`] backend processes exited before reading anything and none of
-/// the others ever read a request.
+/// the others ever read a request, or when the harness could not run a case.
 pub fn run(
     cases: &[&LoadedCase],
     backend: &BackendSpec,
@@ -223,17 +230,28 @@ pub fn run(
     let workers = options.jobs.clamp(1, cases.len().max(1));
     let reuse = Reuse::default();
     let starts = Starts::default();
+    let harness: Mutex<Option<RunError>> = Mutex::new(None);
+    let harness_failed = || harness.lock().map_or(true, |h| h.is_some());
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
                 let mut session = None;
                 loop {
-                    if starts.verdict().is_some() {
+                    if starts.verdict().is_some() || harness_failed() {
                         break;
                     }
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(case) = cases.get(i) else { break };
-                    let result = run_case_in(case, backend, options, &mut session, &reuse, &starts);
+                    let result =
+                        match run_case_in(case, backend, options, &mut session, &reuse, &starts) {
+                            Ok(result) => result,
+                            Err(error) => {
+                                if let Ok(mut first) = harness.lock() {
+                                    first.get_or_insert(error);
+                                }
+                                break;
+                            }
+                        };
                     if result.outcome != Outcome::Skip {
                         starts.ended(if result.outcome == Outcome::Error {
                             Some(result.reason.as_deref().unwrap_or_default())
@@ -246,12 +264,15 @@ pub fn run(
                         slots[i] = Some(result);
                     }
                 }
-                if let Some(mut session) = session {
-                    session.backend.shutdown();
+                if let Some(session) = session {
+                    session.discard();
                 }
             });
         }
     });
+    if let Some(error) = harness.into_inner().ok().flatten() {
+        return Err(error);
+    }
     if let Some(error) = starts.verdict() {
         return Err(error);
     }
@@ -261,12 +282,6 @@ pub fn run(
         .into_iter()
         .flatten()
         .collect())
-}
-
-/// A backend process kept across cases, with the sandbox it was started on.
-pub struct Session {
-    sandbox: Sandbox,
-    backend: Box<dyn Backend>,
 }
 
 /// Whether backends of this run support the `reset` control, learnt once for all workers.
@@ -306,8 +321,12 @@ impl Reuse {
     }
 }
 
-/// Runs one case in a fresh sandbox with a fresh backend.
-pub fn run_case(loaded: &LoadedCase, backend: &BackendSpec, options: &RunOptions) -> CaseResult {
+/// Runs one case in a fresh sandbox with a fresh backend; `Err` is a harness fault.
+pub fn run_case(
+    loaded: &LoadedCase,
+    backend: &BackendSpec,
+    options: &RunOptions,
+) -> Result<CaseResult, RunError> {
     run_case_in(
         loaded,
         backend,
@@ -318,7 +337,8 @@ pub fn run_case(loaded: &LoadedCase, backend: &BackendSpec, options: &RunOptions
     )
 }
 
-/// Runs one case, reusing `session` when the backend supports `reset`.
+/// Runs one case, reusing `session` when the backend supports `reset`. A backend that broke
+/// makes an `error` outcome; a harness that could not run the case is `Err`.
 pub fn run_case_in(
     loaded: &LoadedCase,
     backend: &BackendSpec,
@@ -326,7 +346,7 @@ pub fn run_case_in(
     session: &mut Option<Session>,
     reuse: &Reuse,
     starts: &Starts,
-) -> CaseResult {
+) -> Result<CaseResult, RunError> {
     let started = Instant::now();
     let case = &loaded.case;
     let mut result = CaseResult {
@@ -350,7 +370,7 @@ pub fn run_case_in(
             "needs filesystem fixtures, and the backend is declared as not storing its memories in the given folder"
                 .to_string(),
         );
-        return result;
+        return Ok(result);
     }
     match execute(
         loaded,
@@ -362,27 +382,37 @@ pub fn run_case_in(
         &mut result,
     ) {
         Ok(()) => result.outcome = CaseResult::graded(&result.findings, options.strict),
-        Err(reason) => {
+        Err(Fault::Harness(message)) => {
+            return Err(RunError::Harness {
+                case: case.id.clone(),
+                message,
+            });
+        }
+        Err(fault) => {
             result.outcome = Outcome::Error;
-            result.reason = Some(reason);
+            result.reason = Some(fault.to_string());
         }
     }
     result.duration = started.elapsed();
-    result
+    Ok(result)
 }
 
 /// Why a case could not start on a backend.
 #[derive(Debug)]
 enum Prepare {
-    /// The backend broke, or the harness could not make a sandbox: the case errors.
-    Broke(String),
+    /// The backend broke (the case errors), or the harness could not make a sandbox.
+    Fault(Fault),
     /// The backend left something in the harness's way (found after its `reset`): a finding of
     /// this case; the process and its sandbox are not used again.
     Tampered(Vec<String>),
 }
 
-/// Things the backend left in the sandbox that the harness reports (at most this many).
-const TAMPERING_SHOWN: usize = 8;
+fn timeouts(options: &RunOptions) -> Timeouts {
+    Timeouts {
+        call: options.timeout,
+        startup: options.startup,
+    }
+}
 
 /// Takes the worker's session if the backend could be reset, else starts a fresh one. A sandbox
 /// is checked after every `reset`: a backend that left a link, a FIFO or anything else in the
@@ -396,94 +426,50 @@ fn open_session(
 ) -> Result<Session, Prepare> {
     if let Some(mut used) = session.take() {
         if !reuse.unsupported() {
-            match used.backend.reset() {
-                Ok(true) => {
-                    let tampered = after_reset(&used.sandbox);
-                    if !tampered.is_empty() {
-                        discard(used);
-                        return Err(Prepare::Tampered(tampered));
-                    }
+            match used.reset() {
+                Reset::Clean => {
                     // Errors of this case quote its own stderr, not the earlier cases'.
-                    used.backend.begin_case();
+                    used.begin_case();
                     return Ok(used);
                 }
-                Ok(false) | Err(_) => reuse.learn(false),
+                Reset::Tampered(found) => {
+                    used.discard();
+                    return Err(Prepare::Tampered(found));
+                }
+                Reset::Refused => reuse.learn(false),
             }
         }
-        discard(used);
+        used.discard();
     }
-    let mut fresh = start_session(backend_spec, options).map_err(Prepare::Broke)?;
+    let mut fresh = Session::start(backend_spec, timeouts(options)).map_err(Prepare::Fault)?;
     if !reuse.known() {
-        match fresh.backend.reset() {
-            Ok(true) => {
+        match fresh.reset() {
+            Reset::Clean => reuse.learn(true),
+            Reset::Tampered(found) => {
                 reuse.learn(true);
-                let tampered = after_reset(&fresh.sandbox);
-                if !tampered.is_empty() {
-                    discard(fresh);
-                    return Err(Prepare::Tampered(tampered));
-                }
+                fresh.discard();
+                return Err(Prepare::Tampered(found));
             }
-            Ok(false) | Err(_) => {
+            Reset::Refused => {
                 reuse.learn(false);
                 // The probe may have confused a backend that knows no controls: start anew.
-                let stderr = fresh.backend.shutdown();
-                starts.saw(fresh.backend.as_ref(), stderr.as_deref());
+                let stopped = fresh.stop();
+                starts.saw(fresh.exited_unread(), stopped.stderr.as_deref());
+                fresh.discard();
                 if let Some(error) = starts.verdict() {
-                    return Err(Prepare::Broke(error.to_string()));
+                    return Err(Prepare::Fault(Fault::Backend(Broke {
+                        reason: error.to_string(),
+                        stderr: None,
+                    })));
                 }
-                fresh = start_session(backend_spec, options).map_err(Prepare::Broke)?;
+                fresh = Session::start(backend_spec, timeouts(options)).map_err(Prepare::Fault)?;
             }
         }
     }
     Ok(fresh)
 }
 
-/// After a `reset` answered `ok`: what the backend did to the sandbox, or left in
-/// `memories/` that no memory backend makes; then the sandbox is brought back to its fresh
-/// state. Anything that cannot be removed is reported too.
-fn after_reset(sandbox: &Sandbox) -> Vec<String> {
-    let mut found = sandbox.audit();
-    found.extend(
-        sandbox
-            .specials_in_memories(TAMPERING_SHOWN)
-            .into_iter()
-            .map(|what| format!("after `reset` answered ok, {what} was left")),
-    );
-    if found.is_empty() {
-        match sandbox.clear() {
-            Ok(left) => found.extend(left.into_iter().map(cannot_remove)),
-            Err(e) => found.push(format!("the harness cannot empty the sandbox: {e}")),
-        }
-    }
-    found.truncate(TAMPERING_SHOWN);
-    found
-}
-
-/// Ends a session that will not be used again: its process group is killed and its sandbox
-/// removed. Returns what could not be removed, described.
-fn discard(mut session: Session) -> Vec<String> {
-    session.backend.shutdown();
-    // The backend is gone before its folder is: nothing is racing the removal any more.
-    drop(session.backend);
-    session.sandbox.remove()
-}
-
-fn start_session(backend_spec: &BackendSpec, options: &RunOptions) -> Result<Session, String> {
-    let sandbox = Sandbox::new().map_err(|e| format!("harness: cannot make a sandbox: {e}"))?;
-    let backend = backend_spec
-        .start_with(
-            sandbox.base(),
-            sandbox.memories(),
-            crate::backend::Timeouts {
-                call: options.timeout,
-                startup: options.startup,
-            },
-        )
-        .map_err(|e| e.to_string())?;
-    Ok(Session { sandbox, backend })
-}
-
-/// Runs the case; `Err` is a broken backend or harness, with the reason.
+/// Runs the case; `Err` is a broken backend or harness.
 fn execute(
     loaded: &LoadedCase,
     backend_spec: &BackendSpec,
@@ -492,69 +478,61 @@ fn execute(
     reuse: &Reuse,
     starts: &Starts,
     result: &mut CaseResult,
-) -> Result<(), String> {
+) -> Result<(), Fault> {
     let case = &loaded.case;
+    let confinement = &loaded.always.confinement;
     let opening = Instant::now();
     let mut session = match open_session(backend_spec, options, session_slot, reuse, starts) {
         Ok(session) => session,
-        Err(Prepare::Broke(reason)) => return Err(reason),
+        Err(Prepare::Fault(fault)) => return Err(fault),
         Err(Prepare::Tampered(found)) => {
             result.start_time = opening.elapsed();
-            sandbox_findings(
-                result,
-                &loaded.always.confinement,
+            result.findings.extend(tampering(
+                confinement,
                 &found,
                 "while the case was being prepared",
-            );
+            ));
             return Ok(());
         }
     };
     result.start_time = opening.elapsed();
     for fixture in &case.fixtures {
-        match session.sandbox.apply(fixture) {
+        match session.sandbox().apply(fixture) {
             Ok(()) => {}
             Err(FixtureError::InTheWay(what)) => {
                 let mut found = vec![what];
-                found.extend(discard(session).into_iter().map(cannot_remove));
-                sandbox_findings(
-                    result,
-                    &loaded.always.confinement,
+                found.extend(session.discard());
+                result.findings.extend(tampering(
+                    confinement,
                     &found,
                     "while the harness made the case's fixtures",
-                );
+                ));
                 return Ok(());
             }
-            Err(e) => return Err(format!("harness: cannot make fixture: {e}")),
+            Err(e) => {
+                session.discard();
+                return Err(Fault::Harness(format!(
+                    "cannot make the fixture {:?}: {e}",
+                    fixture.path
+                )));
+            }
         }
     }
-    let outside_before = session.sandbox.outside();
-    let ran = run_calls(
-        loaded,
-        &session.sandbox,
-        session.backend.as_mut(),
-        options,
-        result,
-    );
-    if let Err(reason) = ran {
+    session.watch_outside();
+    let ran = run_calls(loaded, &mut session, options, result);
+    if let Err(fault) = ran {
         // A broken backend is never reused.
-        let stderr = session.backend.shutdown();
-        starts.saw(session.backend.as_ref(), stderr.as_deref());
-        let left = discard(session);
-        sandbox_findings(
-            result,
-            &loaded.always.confinement,
-            &left.into_iter().map(cannot_remove).collect::<Vec<_>>(),
-            "after the backend broke",
-        );
-        return Err(match stderr {
-            Some(tail) if !reason.contains("stderr:") => {
-                format!("{reason}; stderr: {}", tail.trim())
-            }
-            _ => reason,
-        });
+        if let Fault::Backend(broke) = &fault {
+            starts.saw(session.exited_unread(), broke.stderr.as_deref());
+        }
+        let left = session.discard();
+        result
+            .findings
+            .extend(tampering(confinement, &left, "after the backend broke"));
+        return Err(fault);
     }
-    starts.saw(session.backend.as_ref(), None);
-    let sandbox = &session.sandbox;
+    starts.saw(session.exited_unread(), None);
+    let sandbox = session.sandbox();
     if backend_spec.runs_on_folder() {
         for (effect, graded) in case.effects.iter().zip(&loaded.effects) {
             if let Err(found) = sandbox.check_effect(&effect.path, &effect.expect) {
@@ -577,44 +555,24 @@ fn execute(
             }
         }
     }
-    let outside_after = sandbox.outside();
-    let outside_changed = Sandbox::describe_changes(&outside_before, &outside_after);
-    if let Some(changes) = &outside_changed {
-        result.findings.push(Finding {
-            check: Check::Outside,
-            level: loaded.always.confinement.level,
-            rule: loaded.always.confinement.rule.clone(),
-            step: None,
-            message: format!(
-                "something outside the memories folder was created, changed or deleted: {}",
-                shorten_list(changes)
-            ),
-            expected: Some(render_outside(&outside_before)),
-            actual: Some(render_outside(&outside_after)),
-            dialect: None,
-            expected_shown: None,
-            follows: None,
-        });
-    }
-    let tampered = sandbox.audit();
-    if reuse.unsupported() || !tampered.is_empty() || outside_changed.is_some() {
+    let confined = session.check_sandbox(&loaded.always, "after the case's steps");
+    result.findings.extend(confined.findings);
+    if reuse.unsupported() || confined.damaged {
         // One process per case, or a sandbox the backend damaged: a new process on a new
         // sandbox for the next case. Whatever a lone process wrote after its last reply is a
         // flood of this case.
-        session.backend.shutdown();
-        let extra = session.backend.unread_output();
-        let mut found = tampered;
-        found.extend(discard(session).into_iter().map(cannot_remove));
-        sandbox_findings(
-            result,
-            &loaded.always.confinement,
-            &found,
-            "after the case's steps",
-        );
-        if let Some(extra) = extra.filter(|_| reuse.unsupported()) {
-            return Err(format!(
-                "the backend flooded its output: a line after the last reply: {extra}"
-            ));
+        let stopped = session.stop();
+        let left = session.discard();
+        result
+            .findings
+            .extend(tampering(confinement, &left, "after the case's steps"));
+        if let Some(extra) = stopped.unread_output.filter(|_| reuse.unsupported()) {
+            return Err(Fault::Backend(Broke {
+                reason: format!(
+                    "the backend flooded its output: a line after the last reply: {extra}"
+                ),
+                stderr: None,
+            }));
         }
     } else {
         *session_slot = Some(session);
@@ -622,52 +580,17 @@ fn execute(
     Ok(())
 }
 
-fn cannot_remove(what: String) -> String {
-    format!("the harness cannot remove {what} from the sandbox")
-}
-
-/// One MUST finding per thing the backend did to the sandbox.
-fn sandbox_findings(result: &mut CaseResult, rule: &Graded, found: &[String], when: &str) {
-    for what in found {
-        result.findings.push(Finding {
-            check: Check::Sandbox,
-            level: rule.level,
-            rule: rule.rule.clone(),
-            step: None,
-            message: format!("the backend tampered with its sandbox ({when}): {what}"),
-            expected: None,
-            actual: Some(what.clone()),
-            dialect: None,
-            expected_shown: None,
-            follows: None,
-        });
-    }
-}
-
-/// A list of changes cut to a readable length for a one-line message.
-fn shorten_list(text: &str) -> String {
-    const SHOWN: usize = 400;
-    if text.len() <= SHOWN {
-        return text.to_string();
-    }
-    let cut = (0..=SHOWN)
-        .rev()
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(0);
-    format!("{}…", &text[..cut])
-}
-
 fn run_calls(
     loaded: &LoadedCase,
-    sandbox: &Sandbox,
-    backend: &mut dyn Backend,
+    session: &mut Session,
     _options: &RunOptions,
     result: &mut CaseResult,
-) -> Result<(), String> {
+) -> Result<(), Fault> {
     for (i, (call_input, rule)) in loaded.case.setup.iter().zip(&loaded.setup).enumerate() {
-        let input = expand_input(call_input.input(), sandbox);
-        let answer = call(backend, Phase::Setup, &input, result)?;
-        check_leak(&loaded.always, sandbox, &input, &answer, None, result);
+        let input = expand_input(call_input.input(), session.sandbox());
+        let answer = call(session, Phase::Setup, &input, result)?;
+        let leaks = session.check_answer(&input, &answer, None, &loaded.always);
+        result.findings.extend(leaks);
         if answer.is_error {
             result.findings.push(Finding {
                 check: Check::Setup,
@@ -688,38 +611,35 @@ fn run_calls(
         }
     }
     for (i, step) in loaded.case.steps.iter().enumerate() {
-        let input = expand_input(&step.input, sandbox);
-        let answer = call(backend, Phase::Step, &input, result)?;
-        check_leak(&loaded.always, sandbox, &input, &answer, Some(i), result);
-        check_step(loaded, sandbox, step, i, &answer, result)?;
+        let input = expand_input(&step.input, session.sandbox());
+        let answer = call(session, Phase::Step, &input, result)?;
+        let leaks = session.check_answer(&input, &answer, Some(i), &loaded.always);
+        result.findings.extend(leaks);
+        check_step(loaded, session.sandbox(), step, i, &answer, result)?;
     }
     Ok(())
 }
 
 fn call(
-    backend: &mut dyn Backend,
+    session: &mut Session,
     phase: Phase,
     input: &Value,
     result: &mut CaseResult,
-) -> Result<ToolResult, String> {
+) -> Result<ToolResult, Fault> {
     let started = Instant::now();
-    let answer = backend.call(input);
+    let answer = session.call(input);
     let backend_time = started.elapsed();
-    let (answer, error) = match answer {
-        Ok(answer) => (Some(answer), None),
-        Err(e) => (None, Some(e.to_string())),
-    };
     result.calls.push(CallRecord {
         phase,
         input: input.clone(),
-        result: answer.clone(),
-        error: error.clone(),
+        result: answer.as_ref().ok().cloned(),
+        error: answer.as_ref().err().map(|fault| match fault {
+            Fault::Backend(broke) => broke.reason.clone(),
+            other => other.to_string(),
+        }),
         backend_time,
     });
-    match (answer, error) {
-        (Some(answer), _) => Ok(answer),
-        (None, error) => Err(error.unwrap_or_default()),
-    }
+    answer
 }
 
 /// Replaces `{{base}}` in the input's strings with the sandbox's absolute path.
@@ -740,49 +660,6 @@ fn expand_input(input: &Value, sandbox: &Sandbox) -> Value {
     }
 }
 
-fn check_leak(
-    always: &Always,
-    sandbox: &Sandbox,
-    input: &Value,
-    answer: &ToolResult,
-    step: Option<usize>,
-    result: &mut CaseResult,
-) {
-    // A host path in an error tells Claude (and whoever reads the transcript) where the
-    // memories live; unless the input itself spelled that path, it leaked.
-    let base = sandbox.base().to_string_lossy();
-    let asked = input.to_string().contains(base.as_ref());
-    if !asked && answer.text.contains(base.as_ref()) {
-        result.findings.push(Finding {
-            check: Check::HostPath,
-            level: always.host_paths.level,
-            rule: always.host_paths.rule.clone(),
-            step,
-            message: "the output reveals the host path of the memories folder".to_string(),
-            expected: None,
-            actual: Some(answer.text.clone()),
-            dialect: None,
-            expected_shown: None,
-            follows: None,
-        });
-    }
-    if answer.text.contains(sandbox.secret()) {
-        result.findings.push(Finding {
-            check: Check::Leak,
-            level: always.confinement.level,
-            rule: always.confinement.rule.clone(),
-            step,
-            message: "the output contains the content of a canary file outside the memories folder"
-                .to_string(),
-            expected: None,
-            actual: Some(answer.text.clone()),
-            dialect: None,
-            expected_shown: None,
-            follows: None,
-        });
-    }
-}
-
 fn check_step(
     loaded: &LoadedCase,
     sandbox: &Sandbox,
@@ -790,7 +667,7 @@ fn check_step(
     index: usize,
     answer: &ToolResult,
     result: &mut CaseResult,
-) -> Result<(), String> {
+) -> Result<(), Fault> {
     let rules = &loaded.steps[index];
     if let Some(expected) = step.is_error
         && answer.is_error != expected
@@ -831,7 +708,7 @@ fn check_step(
     let Some(expected) = &step.text else {
         return Ok(());
     };
-    if matcher::matches(expected, &answer.text).map_err(|e| format!("harness: {e}"))? {
+    if matcher::matches(expected, &answer.text).map_err(matcher_fault)? {
         return Ok(());
     }
     let dialect = known_dialect(step, expected, &answer.text)?;
@@ -847,7 +724,7 @@ fn check_step(
         expected: Some(matcher::describe(expected)),
         actual: Some(answer.text.clone()),
         dialect,
-        expected_shown: matcher::aligned(expected, &answer.text)?,
+        expected_shown: matcher::aligned(expected, &answer.text).map_err(matcher_fault)?,
         follows: None,
     });
     Ok(())
@@ -859,11 +736,11 @@ fn known_dialect(
     step: &Step,
     expected: &TextExpectation,
     actual: &str,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, Fault> {
     // Several official implementations may share one text: name them all.
     let mut names = Vec::new();
     for dialect in &step.dialects {
-        if matcher::matches(&dialect.text, actual).map_err(|e| format!("harness: {e}"))? {
+        if matcher::matches(&dialect.text, actual).map_err(matcher_fault)? {
             names.push(dialect.name.as_str());
         }
     }
@@ -881,6 +758,11 @@ fn known_dialect(
     Ok(None)
 }
 
+/// A matcher that cannot be applied: the suite's fault, never the backend's.
+fn matcher_fault(error: impl std::fmt::Display) -> Fault {
+    Fault::Harness(error.to_string())
+}
+
 fn describe_effect(expect: &super::case::EffectKind) -> String {
     use super::case::EffectKind;
     match expect {
@@ -893,18 +775,6 @@ fn describe_effect(expect: &super::case::EffectKind) -> String {
         EffectKind::Absent(_) => "nothing".to_string(),
         EffectKind::Symlink(target) => format!("a symbolic link to {target}"),
     }
-}
-
-fn render_outside(outside: &Outside) -> String {
-    let mut lines: Vec<String> = outside
-        .entries
-        .iter()
-        .map(|(path, what)| format!("{}: {}", path.display(), what.describe()))
-        .collect();
-    if outside.more > 0 {
-        lines.push(format!("and {} more entries", outside.more));
-    }
-    lines.join("\n")
 }
 
 #[cfg(test)]

@@ -552,3 +552,79 @@ fn a_backend_that_reads_then_crashes_on_every_call_stops_the_run_early() {
         run.describe()
     );
 }
+
+#[test]
+fn a_fixture_the_harness_cannot_make_stops_the_run_as_a_harness_fault() {
+    // The hard link's target does not exist under `{base}`: no backend is in the way, the
+    // harness itself cannot run the case. That is exit 4 naming the case, never a broken
+    // backend (3) or a report.
+    let dir = cases_folder(
+        "harness.json",
+        &json!({
+            "area": "harness",
+            "description": "A case whose fixture cannot be made.",
+            "cases": [{
+                "id": "harness.missing-link-target",
+                "title": "a hard link to nothing",
+                "rules": ["decide.hard-links"],
+                "fixtures": [{"path": "hl.txt", "hardlink": "{base}/no-such-file.txt"}],
+                "steps": [{
+                    "input": {"command": "view", "path": "/memories/hl.txt"},
+                    "is_error": true
+                }]
+            }]
+        })
+        .to_string(),
+    );
+    let run = check(None, Some(dir.path()), &[], &[]);
+    assert_eq!(run.code, 4, "{}", run.describe());
+    assert!(run.stdout.is_empty(), "{}", run.describe());
+    assert!(
+        run.stderr.contains("harness.missing-link-target")
+            && run.stderr.contains("the harness could not run the case")
+            && run.stderr.contains("hl.txt"),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn a_backend_that_deletes_its_memories_folder_gets_the_same_outcomes_every_run() {
+    // `delete /memories` (any spelling) removes the backend's whole folder. Whatever it did,
+    // the next case runs on a rebuilt sandbox: two runs with four workers agree case by case,
+    // and no later case is blamed on what an earlier one left.
+    let runs: Vec<_> = (0..2)
+        .map(|_| {
+            check(
+                Some("delete_root"),
+                None,
+                &[],
+                &["--area", "delete", "--area", "rename", "-j", "4"],
+            )
+        })
+        .collect();
+    let outcomes: Vec<_> = runs.iter().map(super::Run::outcomes).collect();
+    assert!(outcomes[0].len() > 50, "{}", runs[0].describe());
+    assert_eq!(outcomes[0], outcomes[1]);
+    for run in &runs {
+        assert_eq!(run.code, 1, "{}", run.describe());
+        for result in run.results() {
+            let text = result.to_string();
+            assert!(
+                !text.contains("cannot restore")
+                    && !text.contains("tampered")
+                    && result["outcome"] != "error",
+                "{result}"
+            );
+        }
+    }
+    let failed: Vec<&String> = outcomes[0]
+        .iter()
+        .filter(|(_, o)| *o == "fail")
+        .map(|(id, _)| id)
+        .collect();
+    assert!(
+        failed.iter().all(|id| id.starts_with("delete.root")),
+        "{failed:?}"
+    );
+}
