@@ -179,8 +179,8 @@ pub(crate) fn record(args: &RecordArgs) -> ExitCode {
     let session = match record::record(&transcript, &backend, args.seed.as_deref(), timeout) {
         Ok(session) => session,
         Err(e @ RecordError::Broke { .. }) => return fail(EXIT_BACKEND_BROKE, &e),
-        Err(e @ RecordError::Seed { .. }) => return fail(EXIT_USAGE, &e),
-        Err(e @ RecordError::Scratch(_)) => return fail(EXIT_INTERNAL, &e),
+        Err(RecordError::Folder(e)) if e.is_usage() => return fail(EXIT_USAGE, &e),
+        Err(e @ RecordError::Folder(_)) => return fail(EXIT_INTERNAL, &e),
     };
     if let Err(e) = memspec::transcript::session::write(&args.output, &session) {
         return fail(EXIT_INTERNAL, &e);

@@ -2,27 +2,25 @@
 
 use std::os::fd::AsFd;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::Value;
 
-use super::scratch::Scratch;
+use super::scratch;
 use super::tree::{Difference, Scanner, Tree};
 use super::verdict::{self, Divergence, Pair, Results, StepVerdict};
 use super::{
     Answer, FILE_CONTENT_LIMIT, FileDifference, Replay, ReplayError, ReplayOptions, Step, Trees,
     rules,
 };
-use crate::backend::{Backend, BackendSpec};
-use crate::exec::fs;
+use crate::backend::{BackendSpec, DEFAULT_STARTUP, Timeouts};
+use crate::exec::{Fault, Sandbox, Session, fs};
 use crate::reference::Reference;
-use crate::spec::Spec;
+use crate::spec::{Spec, known};
 use crate::suite::case::Level;
 use crate::suite::grade::Check;
+use crate::suite::load::{Always, Graded};
 use crate::transcript::Transcript;
-
-/// After this many failures in a row the backend is not restarted again.
-const MAX_CONSECUTIVE_BREAKS: usize = 3;
 
 /// Replays every memory call of `transcript`; `progress` is told (done, total) as it goes.
 pub fn replay(
@@ -32,13 +30,22 @@ pub fn replay(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Replay, ReplayError> {
     let started = Instant::now();
-    let backend_box = scratch(options)?;
-    let reference_box = scratch(options)?;
+    let backend_box = scratch::seeded(options.seed.as_deref())?;
+    let reference_box = scratch::seeded(options.seed.as_deref())?;
     let reference = Reference::open(reference_box.memories())?;
     let on_folder = options.backend.runs_on_folder();
-    let mut backend = Restarting::new(&options.backend, &backend_box, options.timeout);
-    let mut folders = Folders::new(&backend_box, &reference_box, on_folder);
-    let mut outside_seen: Option<String> = None;
+    // The backend under test, started again after it breaks (on the same folder, so a
+    // filesystem backend keeps its state), until it has broken too often in a row.
+    let mut backend = Session::on(
+        backend_box,
+        &options.backend,
+        Timeouts {
+            call: options.timeout,
+            startup: DEFAULT_STARTUP,
+        },
+    );
+    let always = confinement_rules(spec);
+    let mut folders = Folders::new(backend.sandbox(), &reference_box, on_folder);
     let total = transcript.calls.len();
     let mut steps = Vec::with_capacity(total);
     for (index, call) in transcript.calls.iter().enumerate() {
@@ -56,7 +63,12 @@ pub fn replay(
             continue;
         }
         let call_started = Instant::now();
-        let answer = backend.call(&call.input);
+        let answer = match backend.call(&call.input) {
+            Ok(result) => Answer::Result(result),
+            Err(fault @ Fault::GaveUp { .. }) => Answer::NotRun(format!("not replayed: {fault}")),
+            Err(Fault::Harness(message)) => return Err(ReplayError::Harness(message)),
+            Err(fault @ Fault::Backend(_)) => Answer::Broke(fault.to_string()),
+        };
         let backend_micros = call_started.elapsed().as_micros() as u64;
         let reference_answer = reference.answer(&call.input);
         let before = Arc::clone(&folders.reference);
@@ -69,10 +81,12 @@ pub fn replay(
         } else {
             Change::Unknown
         };
-        let (trees, tree_change) = folders.after_step(index, &reference_change, &backend_change);
+        let roots = (backend.sandbox(), &reference_box);
+        let (trees, tree_change) =
+            folders.after_step(index, roots, &reference_change, &backend_change);
         let files = tree_change
             .as_deref()
-            .map(|paths| file_differences(paths, &backend_box, &reference_box))
+            .map(|paths| file_differences(paths, roots))
             .unwrap_or_default();
         let changed = match (&call.recorded, answer.result()) {
             (Some(recorded), Some(result)) => recorded != result,
@@ -101,25 +115,13 @@ pub fn replay(
                             spec,
                         ));
                     }
-                    if result.text.contains(backend_box.secret()) {
-                        divergences.push(confinement(
-                            "the backend's output contains the content of a file outside the memory folder",
-                        ));
-                    }
+                    let mut confined = backend.check_answer(&call.input, result, None, &always);
                     // The in-process reference cannot reach outside its root (its own tests
                     // attack that); checking it here would only cost time on long replays.
-                    let outside = if trusted {
-                        None
-                    } else {
-                        backend_box.outside_changes()
-                    };
-                    if outside.is_some() && outside != outside_seen {
-                        divergences.push(confinement(&format!(
-                            "something outside the memory folder changed: {}",
-                            outside.as_deref().unwrap_or_default()
-                        )));
+                    if !trusted {
+                        confined.extend(backend.check_sandbox(&always, "after this step").findings);
                     }
-                    outside_seen = outside;
+                    divergences.extend(confined.into_iter().map(Divergence::of_backend));
                 }
                 StepVerdict::graded(divergences, options.check)
             }
@@ -135,7 +137,7 @@ pub fn replay(
         });
     }
     progress(total, total);
-    backend.shutdown();
+    backend.discard();
     Ok(Replay {
         transcript,
         backend: options.backend.label(),
@@ -147,16 +149,28 @@ pub fn replay(
     })
 }
 
+/// The rules confinement findings are graded under, as `check` grades them: the spec's levels
+/// when it is loaded, MUST without it.
+fn confinement_rules(spec: Option<&Spec>) -> Always {
+    let graded = |rule| Graded {
+        level: rules::level(spec, &rule, Level::Must),
+        rule,
+    };
+    Always {
+        confinement: graded(known::CONFINEMENT),
+        host_paths: graded(known::NO_HOST_PATHS),
+    }
+}
+
 /// Files shown for a folder difference: the first few, both sides read again.
 const FILES_SHOWN: usize = 4;
 
 fn file_differences(
     paths: &[(String, Difference)],
-    backend: &Scratch,
-    reference: &Scratch,
+    (backend, reference): (&Sandbox, &Sandbox),
 ) -> Vec<FileDifference> {
     // Never through a link, never more than is shown.
-    let read = |root: &Scratch, path: &str| {
+    let read = |root: &Sandbox, path: &str| {
         let memories = root.open_memories()?;
         let parts = fs::components(path).ok()?;
         let (last, parents) = parts.split_last()?;
@@ -181,29 +195,6 @@ fn file_differences(
         .collect()
 }
 
-fn scratch(options: &ReplayOptions) -> Result<Scratch, ReplayError> {
-    let scratch = Scratch::new().map_err(ReplayError::Scratch)?;
-    if let Some(seed) = &options.seed {
-        scratch.seed(seed).map_err(|source| ReplayError::Seed {
-            path: seed.clone(),
-            source,
-        })?;
-    }
-    Ok(scratch)
-}
-
-fn confinement(message: &str) -> Divergence {
-    Divergence {
-        pair: Pair::BackendReference,
-        check: Check::Leak,
-        level: Level::Must,
-        rule: Some(rules::CONFINEMENT),
-        dialect: None,
-        open: None,
-        message: message.to_string(),
-    }
-}
-
 fn tree_divergence(
     input: &Value,
     reference: &crate::reference::Answer,
@@ -225,16 +216,14 @@ fn tree_divergence(
         })
         .collect();
     let more = paths.len().saturating_sub(shown.len());
-    Divergence {
-        pair: Pair::BackendReference,
-        check: Check::Effect,
-        level: rule
-            .as_ref()
+    Divergence::new(
+        Pair::BackendReference,
+        Check::Effect,
+        rule.as_ref()
             .map_or(Level::Must, |r| rules::level(spec, r, Level::Must)),
-        rule,
-        dialect: None,
-        open: None,
-        message: format!(
+        // A command without a rule of its own for the folder: the rule its answer follows.
+        rule.unwrap_or_else(|| reference.rule.clone()),
+        format!(
             "after this step the memory folders differ: {}{}",
             shown.join(", "),
             if more > 0 {
@@ -243,86 +232,11 @@ fn tree_divergence(
                 String::new()
             }
         ),
-    }
-}
-
-/// The backend under test, restarted after it breaks (on the same folder, so a filesystem
-/// backend keeps its state), until it has broken too often in a row.
-struct Restarting<'a> {
-    spec: &'a BackendSpec,
-    scratch: &'a Scratch,
-    timeout: Duration,
-    running: Option<Box<dyn Backend>>,
-    breaks: usize,
-    gave_up: Option<String>,
-}
-
-impl<'a> Restarting<'a> {
-    fn new(spec: &'a BackendSpec, scratch: &'a Scratch, timeout: Duration) -> Restarting<'a> {
-        Restarting {
-            spec,
-            scratch,
-            timeout,
-            running: None,
-            breaks: 0,
-            gave_up: None,
-        }
-    }
-
-    fn call(&mut self, input: &Value) -> Answer {
-        if let Some(why) = &self.gave_up {
-            return Answer::NotRun(why.clone());
-        }
-        if self.running.is_none() {
-            match self
-                .spec
-                .start(self.scratch.base(), self.scratch.memories(), self.timeout)
-            {
-                Ok(backend) => self.running = Some(backend),
-                Err(e) => return self.broke(e.to_string(), None),
-            }
-        }
-        let Some(backend) = self.running.as_mut() else {
-            return Answer::NotRun("the backend is not running".to_string());
-        };
-        match backend.call(input) {
-            Ok(result) => {
-                self.breaks = 0;
-                Answer::Result(result)
-            }
-            Err(e) => {
-                let stderr = self.running.take().and_then(|mut b| b.shutdown());
-                self.broke(e.to_string(), stderr)
-            }
-        }
-    }
-
-    fn broke(&mut self, reason: String, stderr: Option<String>) -> Answer {
-        self.breaks += 1;
-        if self.breaks >= MAX_CONSECUTIVE_BREAKS {
-            self.gave_up = Some(format!(
-                "not replayed: the backend broke {MAX_CONSECUTIVE_BREAKS} times in a row and was not restarted again"
-            ));
-        }
-        Answer::Broke(match stderr {
-            Some(tail) if !tail.trim().is_empty() && !reason.contains("stderr:") => {
-                format!("{reason}; stderr: {}", tail.trim())
-            }
-            _ => reason,
-        })
-    }
-
-    fn shutdown(&mut self) {
-        if let Some(mut backend) = self.running.take() {
-            backend.shutdown();
-        }
-    }
+    )
 }
 
 /// Both memory folders, scanned after each step, and where they differ.
-struct Folders<'a> {
-    backend_root: &'a Scratch,
-    reference_root: &'a Scratch,
+struct Folders {
     on_folder: bool,
     backend_scan: Scanner,
     reference_scan: Scanner,
@@ -332,8 +246,8 @@ struct Folders<'a> {
     differ_since: Option<usize>,
 }
 
-impl<'a> Folders<'a> {
-    fn new(backend_root: &'a Scratch, reference_root: &'a Scratch, on_folder: bool) -> Folders<'a> {
+impl Folders {
+    fn new(backend_root: &Sandbox, reference_root: &Sandbox, on_folder: bool) -> Folders {
         let mut backend_scan = Scanner::default();
         let mut reference_scan = Scanner::default();
         let backend = on_folder.then(|| {
@@ -343,8 +257,6 @@ impl<'a> Folders<'a> {
         let root = reference_root.open_memories();
         let reference = Arc::new(reference_scan.scan(root.as_ref().map(AsFd::as_fd)));
         Folders {
-            backend_root,
-            reference_root,
             on_folder,
             backend_scan,
             reference_scan,
@@ -360,12 +272,13 @@ impl<'a> Folders<'a> {
     fn after_step(
         &mut self,
         index: usize,
+        (backend_root, reference_root): (&Sandbox, &Sandbox),
         reference: &Change,
         backend: &Change,
     ) -> (Trees, Option<Vec<(String, Difference)>>) {
         self.reference = rescan(
             &mut self.reference_scan,
-            self.reference_root,
+            reference_root,
             &self.reference,
             reference,
         );
@@ -373,12 +286,7 @@ impl<'a> Folders<'a> {
         let nothing = matches!((reference, backend), (Change::Nothing, Change::Nothing));
         if self.on_folder && !nothing {
             let previous = self.backend.clone().unwrap_or_default();
-            let backend = rescan(
-                &mut self.backend_scan,
-                self.backend_root,
-                &previous,
-                backend,
-            );
+            let backend = rescan(&mut self.backend_scan, backend_root, &previous, backend);
             let now = backend.differences(&self.reference);
             if now != self.differences {
                 self.differ_since = (!now.is_empty()).then_some(index);
@@ -447,7 +355,7 @@ fn change_of(input: &Value, result: Option<&crate::protocol::ToolResult>) -> Cha
 /// calls are views).
 fn rescan(
     scanner: &mut Scanner,
-    root: &Scratch,
+    root: &Sandbox,
     previous: &Arc<Tree>,
     change: &Change,
 ) -> Arc<Tree> {

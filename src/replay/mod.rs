@@ -172,29 +172,22 @@ impl Replay {
 /// Why a replay could not run at all (a broken backend is a verdict, not this).
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
-    /// A scratch folder could not be made.
-    #[error("cannot make a scratch folder for the replay: {0}")]
-    Scratch(std::io::Error),
-    /// The seed folder could not be copied.
-    #[error(
-        "cannot copy the seed folder {path}: {source}; --seed takes a folder whose contents become /memories"
-    )]
-    Seed {
-        /// The seed folder.
-        path: PathBuf,
-        /// What went wrong.
-        source: std::io::Error,
-    },
+    /// A scratch folder could not be made or seeded.
+    #[error(transparent)]
+    Folder(#[from] scratch::SeedError),
     /// The reference backend could not open its folder.
     #[error(transparent)]
     Reference(#[from] crate::reference::ReferenceError),
+    /// The harness could not run the backend under test.
+    #[error("the harness could not run the backend: {0}")]
+    Harness(String),
 }
 
 impl ReplayError {
     /// Whether the user can fix it by changing the arguments (exit 2) rather than it being
     /// the harness's problem (exit 4).
     pub fn is_usage(&self) -> bool {
-        matches!(self, ReplayError::Seed { .. })
+        matches!(self, ReplayError::Folder(e) if e.is_usage())
     }
 }
 

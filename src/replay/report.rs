@@ -61,7 +61,7 @@ pub fn text(replay: &Replay, spec: Option<&Spec>, detail: Detail) -> String {
             let headline = step
                 .verdict
                 .headline()
-                .map(|d| d.message.as_str())
+                .map(|d| d.finding.message.as_str())
                 .unwrap_or_default();
             let _ = writeln!(
                 out,
@@ -104,24 +104,21 @@ fn block(
     }
     let mut shown: Vec<Pair> = Vec::new();
     for divergence in &step.verdict.divergences {
-        let rule = divergence
-            .rule
-            .as_ref()
-            .map(|r| format!(" {r}"))
-            .unwrap_or_default();
+        let finding = &divergence.finding;
+        let rule = &finding.rule;
         // In check mode every difference is a change; its level would only mislead.
         let level = if check {
             "changed"
         } else {
-            divergence.level.as_str()
+            finding.level.as_str()
         };
         let _ = writeln!(
             out,
-            "  - {} [{level}{rule}]: {}",
+            "  - {} [{level} {rule}]: {}",
             divergence.pair.label(),
-            divergence.message
+            finding.message
         );
-        if let Some(rule) = divergence.rule.as_ref().and_then(|r| spec?.get(r.as_str())) {
+        if let Some(rule) = spec.and_then(|s| s.get(rule.as_str())) {
             if !rule.text.is_empty() {
                 let _ = writeln!(out, "    spec: {}", rule.text);
             }
@@ -129,8 +126,7 @@ fn block(
                 let _ = writeln!(out, "    rule: {}", rule.summary);
             }
         }
-        if divergence.check == crate::suite::grade::Check::Text && !shown.contains(&divergence.pair)
-        {
+        if finding.check == crate::suite::grade::Check::Text && !shown.contains(&divergence.pair) {
             shown.push(divergence.pair);
             if let Some((expected, actual)) = texts(call, step, divergence.pair) {
                 let (left, right) = divergence.pair.sides();

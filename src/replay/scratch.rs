@@ -1,6 +1,5 @@
-//! The throwaway folders a replay runs in: `memories/` (what `/memories` maps to), seeded from
-//! a folder when asked, with canaries beside it carrying a secret that must never show up in
-//! an output, and that nothing may change.
+//! The throwaway folders a replay or a recording runs in: a [`Sandbox`] (`memories/`, what
+//! `/memories` maps to, with canaries beside it), seeded from a folder when asked.
 //!
 //! They live on a RAM file system when there is one: the reference fsyncs every write (its
 //! durability decision), which on a disk costs milliseconds per call, and nothing in a replay
@@ -8,56 +7,47 @@
 
 use std::fs;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use crate::exec::{Outside, Sandbox};
+use crate::exec::Sandbox;
 
-/// A fresh scratch folder (the suite's [`Sandbox`], on a RAM file system when there is one),
-/// removed when dropped.
-#[derive(Debug)]
-pub struct Scratch {
-    sandbox: Sandbox,
-    outside: Outside,
+/// Why a seeded folder could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum SeedError {
+    /// The sandbox itself: the harness's problem.
+    #[error("cannot make a scratch folder: {0}")]
+    Sandbox(io::Error),
+    /// The seed folder could not be copied: the user's to fix.
+    #[error(
+        "cannot copy the seed folder {path}: {source}; --seed takes a folder whose contents become /memories"
+    )]
+    Seed {
+        /// The seed folder.
+        path: PathBuf,
+        /// What went wrong.
+        source: io::Error,
+    },
 }
 
-impl Scratch {
-    /// Makes `base/memories/` and the canaries.
-    pub fn new() -> io::Result<Scratch> {
-        let sandbox = Sandbox::new_in_memory()?;
-        let outside = sandbox.outside();
-        Ok(Scratch { sandbox, outside })
+impl SeedError {
+    /// Whether the user can fix it by changing the arguments (exit 2) rather than it being
+    /// the harness's problem (exit 4).
+    pub fn is_usage(&self) -> bool {
+        matches!(self, SeedError::Seed { .. })
     }
+}
 
-    /// Fills `memories/` with a copy of the contents of `from`.
-    pub fn seed(&self, from: &Path) -> io::Result<()> {
-        copy_tree(from, self.memories())
+/// A fresh sandbox on a RAM file system when there is one, its `memories/` filled with a copy
+/// of the contents of `seed`.
+pub fn seeded(seed: Option<&Path>) -> Result<Sandbox, SeedError> {
+    let sandbox = Sandbox::new_in_memory().map_err(SeedError::Sandbox)?;
+    if let Some(seed) = seed {
+        copy_tree(seed, sandbox.memories()).map_err(|source| SeedError::Seed {
+            path: seed.to_path_buf(),
+            source,
+        })?;
     }
-
-    /// The folder holding `memories/` and the canaries.
-    pub fn base(&self) -> &Path {
-        self.sandbox.base()
-    }
-
-    /// The folder `/memories` maps to.
-    pub fn memories(&self) -> &Path {
-        self.sandbox.memories()
-    }
-
-    /// A handle on `memories/` as it is now (never through a link); `None` when it is not a
-    /// folder any more.
-    pub fn open_memories(&self) -> Option<std::os::fd::OwnedFd> {
-        self.sandbox.open_memories()
-    }
-
-    /// The secret every canary holds.
-    pub fn secret(&self) -> &str {
-        self.sandbox.secret()
-    }
-
-    /// What changed outside `memories/` since the start, in words; `None` when nothing did.
-    pub fn outside_changes(&self) -> Option<String> {
-        Sandbox::describe_changes(&self.outside, &self.sandbox.outside())
-    }
+    Ok(sandbox)
 }
 
 /// Copies a folder's contents into `to`: files, folders, and symbolic links as links (a seed

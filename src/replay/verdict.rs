@@ -10,7 +10,7 @@ use crate::protocol::ToolResult;
 use crate::reference::Answer;
 use crate::spec::{RuleId, Spec};
 use crate::suite::case::Level;
-use crate::suite::grade::{Check, Outcome};
+use crate::suite::grade::{Check, Finding, Outcome};
 
 /// Two of the three results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -51,26 +51,50 @@ impl Pair {
     }
 }
 
-/// One way two results differ.
+/// One way two results differ: a finding of the suite's kind (check, level, rule, message,
+/// dialect), with the two results it compares and the open decisions that explain it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Divergence {
     /// Which two results.
     pub pair: Pair,
-    /// What differs: `is_error`, text, the folder (`effect`), a leak, outside the root.
-    pub check: Check,
-    /// How much it matters.
-    pub level: Level,
-    /// The spec rule it breaks, when one can be named.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rule: Option<RuleId>,
-    /// The known dialect(s) a text difference is written in.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dialect: Option<String>,
+    /// What differs, at which level, against which rule, in the words `check` uses.
+    #[serde(flatten)]
+    pub finding: Finding,
     /// The open decision(s) (INFO rules) that explain a text difference.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub open: Option<String>,
-    /// One line saying what differs.
-    pub message: String,
+}
+
+impl Divergence {
+    /// A difference between `pair`'s results.
+    pub fn new(pair: Pair, check: Check, level: Level, rule: RuleId, message: String) -> Self {
+        Divergence {
+            pair,
+            finding: Finding {
+                check,
+                level,
+                rule,
+                step: None,
+                message,
+                expected: None,
+                actual: None,
+                dialect: None,
+                follows: None,
+                expected_shown: None,
+            },
+            open: None,
+        }
+    }
+
+    /// A finding about the backend under test alone (confinement): shown against the
+    /// reference's result.
+    pub fn of_backend(finding: Finding) -> Self {
+        Divergence {
+            pair: Pair::BackendReference,
+            finding,
+            open: None,
+        }
+    }
 }
 
 /// The verdict's kind, from best to worst.
@@ -187,14 +211,16 @@ impl StepVerdict {
     pub fn graded(divergences: Vec<Divergence>, check: bool) -> StepVerdict {
         let outcome = divergences
             .iter()
-            .map(|d| Outcome::for_level(d.level, false))
+            .map(|d| Outcome::for_level(d.finding.level, false))
             .max()
             .unwrap_or(Outcome::Pass);
         let kind = match outcome {
             Outcome::Fail if check => Kind::Changed,
             Outcome::Fail => Kind::Must,
             Outcome::Warn => Kind::Should,
-            Outcome::Info if divergences.iter().any(|d| d.dialect.is_some()) => Kind::Dialect,
+            Outcome::Info if divergences.iter().any(|d| d.finding.dialect.is_some()) => {
+                Kind::Dialect
+            }
             Outcome::Info => Kind::Open,
             Outcome::Error => Kind::Broke,
             Outcome::Skip => Kind::NotReplayed,
@@ -210,8 +236,8 @@ impl StepVerdict {
 
     /// The first divergence at the verdict's level: what the step is about.
     pub fn headline(&self) -> Option<&Divergence> {
-        let worst = self.divergences.iter().map(|d| d.level).max()?;
-        self.divergences.iter().find(|d| d.level == worst)
+        let worst = self.divergences.iter().map(|d| d.finding.level).max()?;
+        self.divergences.iter().find(|d| d.finding.level == worst)
     }
 }
 
@@ -234,7 +260,7 @@ pub fn compare(results: Results<'_>, spec: Option<&Spec>, check: bool) -> Vec<Di
     let mut out = Vec::new();
     if check {
         if let Some(recorded) = results.recorded {
-            changes(recorded, results.backend, &mut out);
+            changes(recorded, results, &mut out);
         }
         return out;
     }
@@ -250,50 +276,52 @@ pub fn compare(results: Results<'_>, spec: Option<&Spec>, check: bool) -> Vec<Di
         // Only news when all three differ: otherwise it repeats a comparison with the reference.
         let reference = &results.reference.result;
         if recorded != results.backend && results.backend != reference && recorded != reference {
-            out.push(Divergence {
-                pair: Pair::RecordedBackend,
-                check: if recorded.is_error == results.backend.is_error {
+            out.push(Divergence::new(
+                Pair::RecordedBackend,
+                if recorded.is_error == results.backend.is_error {
                     Check::Text
                 } else {
                     Check::IsError
                 },
-                level: Level::Info,
-                rule: None,
-                dialect: None,
-                open: None,
-                message: "the replay does not reproduce the recorded result".to_string(),
-            });
+                Level::Info,
+                results.reference.rule.clone(),
+                "the replay does not reproduce the recorded result".to_string(),
+            ));
         }
     }
     out
 }
 
-/// Differences of the backend from the recording (check mode).
-fn changes(recorded: &ToolResult, backend: &ToolResult, out: &mut Vec<Divergence>) {
+/// Differences of the backend from the recording (check mode): the flag under its own rule, the
+/// text under the rule of the part of the format that changed.
+fn changes(recorded: &ToolResult, results: Results<'_>, out: &mut Vec<Divergence>) {
+    let backend = results.backend;
     if recorded.is_error != backend.is_error {
-        out.push(Divergence {
-            pair: Pair::RecordedBackend,
-            check: Check::IsError,
-            level: Level::Must,
-            rule: None,
-            dialect: None,
-            open: None,
-            message: format!(
+        out.push(Divergence::new(
+            Pair::RecordedBackend,
+            Check::IsError,
+            Level::Must,
+            rules::IS_ERROR,
+            format!(
                 "is_error changed: recorded {}, now {}",
                 recorded.is_error, backend.is_error
             ),
-        });
+        ));
     }
     if recorded.text != backend.text {
-        out.push(Divergence {
-            pair: Pair::RecordedBackend,
-            check: Check::Text,
-            level: Level::Must,
-            rule: None,
-            dialect: None,
-            open: None,
-            message: "the text changed since the recording".to_string(),
-        });
+        // The part of the format that changed, read as the reference reads its own answers:
+        // the recording takes the reference's place.
+        let was = Answer {
+            result: recorded.clone(),
+            rule: results.reference.rule.clone(),
+        };
+        out.push(Divergence::new(
+            Pair::RecordedBackend,
+            Check::Text,
+            Level::Must,
+            rules::text_rule(&was, &backend.text),
+            "the text changed since the recording".to_string(),
+        ));
     }
 }
 
@@ -309,58 +337,55 @@ fn against_reference(
     let (_, side) = pair.sides();
     if other.is_error != reference.is_error {
         let rule = rules::is_error_rule(results.input, answer, other);
-        out.push(Divergence {
+        out.push(Divergence::new(
             pair,
-            check: Check::IsError,
-            level: rules::level(spec, &rule, Level::Must),
-            rule: Some(rule),
-            dialect: None,
-            open: None,
-            message: format!(
+            Check::IsError,
+            rules::level(spec, &rule, Level::Must),
+            rule,
+            format!(
                 "is_error is {} in the {side} result, {} in the reference's",
                 other.is_error, reference.is_error
             ),
-        });
+        ));
     }
     if other.text == reference.text {
         return;
     }
     match dialect::explain(&reference.text, &other.text) {
-        Some(explanation) => out.push(Divergence {
-            pair,
-            check: Check::Text,
-            level: Level::Info,
-            rule: rules::known_id(spec, explanation.rule),
-            dialect: explanation.dialect.then(|| explanation.names.join(", ")),
-            open: (!explanation.dialect).then(|| explanation.names.join(", ")),
-            message: if explanation.dialect {
-                format!(
-                    "the {side} text is a known dialect: {}",
-                    explanation.names.join(", ")
-                )
+        Some(explanation) => {
+            let names = explanation.names.join(", ");
+            let mut divergence = Divergence::new(
+                pair,
+                Check::Text,
+                Level::Info,
+                rules::known_id(spec, explanation.rule).unwrap_or_else(|| answer.rule.clone()),
+                if explanation.dialect {
+                    format!("the {side} text is a known dialect: {names}")
+                } else {
+                    format!("the {side} text differs only where the spec leaves it open: {names}")
+                },
+            );
+            if explanation.dialect {
+                divergence.finding.dialect = Some(names);
             } else {
-                format!(
-                    "the {side} text differs only where the spec leaves it open: {}",
-                    explanation.names.join(", ")
-                )
-            },
-        }),
+                divergence.open = Some(names);
+            }
+            out.push(divergence);
+        }
         None => {
             let rule = rules::text_rule(answer, &other.text);
             let level = rules::level(spec, &rule, Level::Should);
-            out.push(Divergence {
+            out.push(Divergence::new(
                 pair,
-                check: Check::Text,
+                Check::Text,
                 level,
-                rule: Some(rule),
-                dialect: None,
-                open: None,
-                message: if level == Level::Info {
+                rule,
+                if level == Level::Info {
                     format!("the {side} text differs where the spec leaves the wording open")
                 } else {
                     format!("the {side} text differs from the reference's")
                 },
-            });
+            ));
         }
     }
 }

@@ -501,7 +501,9 @@ impl App {
         let headline = step.verdict.headline();
         let preferred = if self.review.is_some() && step.changed {
             Some(Source::Results(Pair::RecordedBackend))
-        } else if headline.is_some_and(|d| d.check == Check::Effect) && !step.files.is_empty() {
+        } else if headline.is_some_and(|d| d.finding.check == Check::Effect)
+            && !step.files.is_empty()
+        {
             Some(Source::File(0))
         } else {
             headline.map(|d| Source::Results(d.pair))

@@ -34,24 +34,23 @@ pub(crate) fn verdict(frame: &mut Frame<'_>, area: Rect, app: &App) {
     ])];
     let mut rule_lines = Vec::new();
     if let Some(headline) = verdict.headline() {
+        let finding = &headline.finding;
         let mut spans = vec![
             Span::styled(headline.pair.label(), Style::new().fg(Color::Cyan)),
             Span::raw(" · "),
-            Span::styled(headline.level.as_str(), TITLE),
-        ];
-        if let Some(rule) = &headline.rule {
-            spans.push(Span::raw(" "));
-            spans.push(Span::styled(
-                rule.to_string(),
+            Span::styled(finding.level.as_str(), TITLE),
+            Span::raw(" "),
+            Span::styled(
+                finding.rule.to_string(),
                 Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
-            ));
-        }
+            ),
+        ];
         // A text difference is said by the pair; anything else needs its message.
-        let say = match (&headline.dialect, &headline.open) {
+        let say = match (&finding.dialect, &headline.open) {
             (Some(names), _) => format!(" · dialect: {names}"),
             (None, Some(names)) => format!(" · open: {names}"),
-            (None, None) if headline.check == Check::Text => String::new(),
-            (None, None) => format!(" · {}", headline.message),
+            (None, None) if finding.check == Check::Text => String::new(),
+            (None, None) => format!(" · {}", finding.message),
         };
         spans.push(Span::raw(say));
         let others = verdict.divergences.len() - 1;
@@ -59,10 +58,7 @@ pub(crate) fn verdict(frame: &mut Frame<'_>, area: Rect, app: &App) {
             spans.push(Span::styled(format!(" (+{others} more: 2 Results)"), DIM));
         }
         lines.push(Line::from(spans));
-        let rule = headline
-            .rule
-            .as_ref()
-            .and_then(|r| app.spec.as_ref()?.get(r.as_str()));
+        let rule = app.spec.as_ref().and_then(|s| s.get(finding.rule.as_str()));
         if let Some(rule) = rule {
             if !rule.summary.is_empty() {
                 rule_lines.push(Line::from(Span::raw(rule.summary.clone())));

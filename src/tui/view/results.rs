@@ -27,10 +27,10 @@ pub(crate) fn draw(frame: &mut Frame<'_>, area: Rect, app: &App, wide: bool) -> 
             .iter()
             .map(|d| {
                 Line::from(vec![
-                    Span::styled(format!("{} ", d.level.as_str()), TITLE),
+                    Span::styled(format!("{} ", d.finding.level.as_str()), TITLE),
                     Span::styled(format!("{} ", d.pair.label()), Style::new().fg(Color::Cyan)),
-                    Span::raw(d.rule.clone().map(|r| format!("{r}: ")).unwrap_or_default()),
-                    Span::styled(d.message.clone(), DIM),
+                    Span::raw(format!("{}: ", d.finding.rule)),
+                    Span::styled(d.finding.message.clone(), DIM),
                 ])
             })
             .collect();

@@ -25,11 +25,8 @@ fn the_fifty_step_transcript_against_the_reference() {
         .headline()
         .unwrap_or_else(|| panic!("no headline"));
     assert_eq!(headline.pair, Pair::RecordedReference);
-    assert_eq!(headline.level, Level::Must);
-    assert_eq!(
-        headline.rule.as_ref().map(|r| r.as_str()),
-        Some("view.file.content")
-    );
+    assert_eq!(headline.finding.level, Level::Must);
+    assert_eq!(headline.finding.rule, "view.file.content");
     // The replayed backend is the reference itself: it agrees with the reference everywhere.
     assert!(replayed.steps.iter().all(|s| {
         s.verdict
@@ -44,7 +41,7 @@ fn the_fifty_step_transcript_against_the_reference() {
     let exists = &replayed.steps[17].verdict;
     assert_eq!(exists.kind, Kind::Dialect);
     assert_eq!(
-        exists.divergences[0].dialect.as_deref(),
+        exists.divergences[0].finding.dialect.as_deref(),
         Some("error-prefix-missing")
     );
     assert_eq!(replayed.conclusion(), Conclusion::Differs);
@@ -56,9 +53,12 @@ fn tab_against_spaces_is_a_must_difference_and_plain_in_the_diff() {
     // The create stored spaces where the input had tabs: the folders differ from that step.
     let create = &replayed.steps[2].verdict;
     assert_eq!(create.kind, Kind::Must);
-    let effect = create.divergences.iter().find(|d| d.check == Check::Effect);
+    let effect = create
+        .divergences
+        .iter()
+        .find(|d| d.finding.check == Check::Effect);
     assert_eq!(
-        effect.and_then(|d| d.rule.as_ref().map(|r| r.as_str())),
+        effect.map(|d| d.finding.rule.as_str()),
         Some("create.writes-file-text")
     );
     assert_eq!(
@@ -77,8 +77,8 @@ fn tab_against_spaces_is_a_must_difference_and_plain_in_the_diff() {
         .find(|d| d.pair == Pair::BackendReference)
         .unwrap_or_else(|| panic!("no backend divergence: {:?}", view.verdict));
     assert_eq!(
-        (backend.level, backend.rule.as_ref().map(|r| r.as_str())),
-        (Level::Must, Some("view.file.content"))
+        (backend.finding.level, backend.finding.rule.as_str()),
+        (Level::Must, "view.file.content")
     );
     let results = |a: &Option<replay::Answer>| {
         a.as_ref()
@@ -170,11 +170,97 @@ fn content_from_outside_the_folder_is_a_confinement_failure() {
     let replayed = replay_file(&file, proxy("leak"), None);
     let verdict = &replayed.steps[0].verdict;
     assert_eq!(verdict.kind, Kind::Must);
-    let leak = verdict.divergences.iter().find(|d| d.check == Check::Leak);
+    let leak = verdict
+        .divergences
+        .iter()
+        .find(|d| d.finding.check == Check::Leak);
     assert_eq!(
-        leak.and_then(|d| d.rule.as_ref().map(|r| r.as_str())),
+        leak.map(|d| d.finding.rule.as_str()),
         Some("confinement.all-operations"),
         "{verdict:?}"
+    );
+}
+
+/// A backend that writes beside its memory folder on any command but `view`, and answers a
+/// `view` with an error naming its host path.
+const OVERSTEPPING: &str = r#"
+import json, os, sys
+memories = sys.argv[1]
+for line in sys.stdin:
+    request = json.loads(line)
+    if "control" in request:
+        print(json.dumps({"id": request["id"], "ok": False}), flush=True)
+        continue
+    if request["input"].get("command") == "view":
+        text, error = "Error: cannot read " + os.path.join(memories, "missing.md"), True
+    else:
+        with open(os.path.join(memories, "..", "stray.txt"), "w") as stray:
+            stray.write("stray\n")
+        text, error = "File created successfully at: /memories/a.md", False
+    print(json.dumps({"id": request["id"], "content": text, "is_error": error}), flush=True)
+"#;
+
+#[test]
+fn confinement_is_checked_and_labelled_as_check_does() {
+    let mut script = tempfile::Builder::new()
+        .suffix(".py")
+        .tempfile()
+        .unwrap_or_else(|e| panic!("{e}"));
+    script
+        .write_all(OVERSTEPPING.as_bytes())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let backend = BackendSpec::command(
+        &format!("python3 {} {{memories}}", script.path().display()),
+        None,
+    );
+    let file = inputs_file(&[
+        r#"{"command": "create", "path": "/memories/a.md", "file_text": "a\n"}"#,
+        r#"{"command": "view", "path": "/memories/missing.md"}"#,
+    ]);
+    let replayed = replay_file(&file, backend, None);
+    let findings = |step: usize| -> Vec<(Check, String, Level)> {
+        replayed.steps[step]
+            .verdict
+            .divergences
+            .iter()
+            .filter(|d| {
+                matches!(
+                    d.finding.check,
+                    Check::Outside | Check::HostPath | Check::Leak
+                )
+            })
+            .map(|d| {
+                assert_eq!(d.pair, Pair::BackendReference);
+                (
+                    d.finding.check,
+                    d.finding.rule.as_str().to_string(),
+                    d.finding.level,
+                )
+            })
+            .collect()
+    };
+    // The write beside the folder: an `outside` finding, as `check` names it, reported once.
+    assert_eq!(
+        findings(0),
+        [(
+            Check::Outside,
+            "confinement.all-operations".to_string(),
+            Level::Must
+        )]
+    );
+    let outside = &replayed.steps[0].verdict.divergences;
+    assert!(
+        outside.iter().any(|d| d
+            .finding
+            .message
+            .contains("something outside the memories folder was created, changed or deleted: stray.txt created")),
+        "{outside:?}"
+    );
+    // The host path in the error: what `check` reports under errors.no-host-paths.
+    let level = spec().level(&memspec::spec::known::NO_HOST_PATHS);
+    assert_eq!(
+        findings(1),
+        [(Check::HostPath, "errors.no-host-paths".to_string(), level)]
     );
 }
 
