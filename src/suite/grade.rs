@@ -27,7 +27,8 @@ pub enum Outcome {
     Warn,
     /// A MUST check (safety, semantics) failed, or a SHOULD one under `--strict`.
     Fail,
-    /// The backend crashed, hung or spoke garbage, or the harness could not run the case.
+    /// The backend crashed, hung or spoke garbage. (A harness that cannot run a case stops
+    /// the run instead: it says nothing about the backend.)
     Error,
 }
 
@@ -167,7 +168,7 @@ pub struct CaseResult {
     pub rules: Vec<String>,
     /// The outcome.
     pub outcome: Outcome,
-    /// Why it was skipped, or how the backend or harness broke.
+    /// Why it was skipped, or how the backend broke.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Checks that did not hold.

@@ -511,10 +511,7 @@ fn execute(
             }
             Err(e) => {
                 session.discard();
-                return Err(Fault::Harness(format!(
-                    "cannot make the fixture {:?}: {e}",
-                    fixture.path
-                )));
+                return Err(Fault::Harness(format!("cannot make a fixture: {e}")));
             }
         }
     }
