@@ -9,9 +9,9 @@ use crate::builtin::Source;
 use crate::report::Report;
 use crate::spec::{Spec, SpecError};
 use crate::suite::baseline::{Baseline, BaselineError};
+use crate::suite::cascade;
 use crate::suite::grade::CaseResult;
 use crate::suite::load::{self, Suite, SuiteError};
-use crate::suite::cascade;
 use crate::suite::runner::{self, RunError, RunOptions, Selection};
 
 /// Everything `check` needs.
@@ -174,7 +174,8 @@ pub fn check(
     // Results come back in the order of the selection.
     for (result, case) in results.iter_mut().zip(&selected) {
         if result.id == case.case.id {
-            let inputs: Vec<&serde_json::Value> = case.case.steps.iter().map(|s| &s.input).collect();
+            let inputs: Vec<&serde_json::Value> =
+                case.case.steps.iter().map(|s| &s.input).collect();
             cascade::mark_follows(result, &inputs);
         }
     }

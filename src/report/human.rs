@@ -132,10 +132,10 @@ fn case_block(out: &mut String, report: &Report, spec: &Spec, result: &CaseResul
     }
     if detail.verbose {
         for call in &result.calls {
-            let phase = if call.phase == Phase::Setup {
-                "setup"
-            } else {
-                "step"
+            let phase = match call.phase {
+                Phase::Setup => "setup",
+                Phase::Step => "step",
+                Phase::Witness => "read back",
             };
             let _ = writeln!(
                 out,
@@ -179,7 +179,11 @@ fn root_causes(out: &mut String, report: &Report) {
             String::new()
         }
     );
-    let width = causes.iter().map(|c| c.rule.as_str().len()).max().unwrap_or(0);
+    let width = causes
+        .iter()
+        .map(|c| c.rule.as_str().len())
+        .max()
+        .unwrap_or(0);
     for cause in &causes {
         let _ = writeln!(
             out,
@@ -249,6 +253,16 @@ fn summary(out: &mut String, report: &Report) {
             String::new()
         }
     );
+    // Every skip says why, grouped: a skipped case is a blind spot of the run.
+    let mut reasons: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for result in report.results.iter().filter(|r| r.outcome == Outcome::Skip) {
+        *reasons
+            .entry(result.reason.as_deref().unwrap_or("no reason given"))
+            .or_insert(0) += 1;
+    }
+    for (reason, n) in &reasons {
+        let _ = writeln!(out, "  skipped {n}: {reason}");
+    }
     let verdict = match report.verdict() {
         Verdict::Conformant => {
             let accepted = report.accepted_breaks();

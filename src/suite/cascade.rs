@@ -197,8 +197,7 @@ mod tests {
         );
         let view = json!({"command": "view"});
         mark_follows(&mut r, &[&view]);
-        let follows: Vec<Option<&str>> =
-            r.findings.iter().map(|f| f.follows.as_deref()).collect();
+        let follows: Vec<Option<&str>> = r.findings.iter().map(|f| f.follows.as_deref()).collect();
         assert_eq!(
             follows,
             [
@@ -238,12 +237,22 @@ mod tests {
             .map(|i| {
                 result(
                     &format!("c{i}"),
-                    vec![finding(Check::IsError, Level::Must, known::IS_ERROR_FLAG, Some(0))],
+                    vec![finding(
+                        Check::IsError,
+                        Level::Must,
+                        known::IS_ERROR_FLAG,
+                        Some(0),
+                    )],
                 )
             })
             .chain([result(
                 "d",
-                vec![finding(Check::Text, Level::Should, known::TERMINATES, Some(0))],
+                vec![finding(
+                    Check::Text,
+                    Level::Should,
+                    known::TERMINATES,
+                    Some(0),
+                )],
             )])
             .collect();
         let causes = root_causes(&results);

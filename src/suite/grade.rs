@@ -131,6 +131,8 @@ pub enum Phase {
     Setup,
     /// A step under test.
     Step,
+    /// A `view` the harness made to read a setup call's file or an effect back through the tool.
+    Witness,
 }
 
 /// One call made during a case.

@@ -350,8 +350,15 @@ fn resolve(case: &Case, spec: &Spec) -> Result<Resolved, Option<String>> {
     let main = graded(None)?;
     let mut setup = Vec::with_capacity(case.setup.len());
     for call in &case.setup {
-        let command = call.input().get("command").and_then(Value::as_str).unwrap_or("");
-        let named = call.rule().unwrap_or_else(|| command_rule(command)).to_string();
+        let command = call
+            .input()
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let named = call
+            .rule()
+            .unwrap_or_else(|| command_rule(command))
+            .to_string();
         setup.push(graded(Some(&named))?);
     }
     let mut steps = Vec::with_capacity(case.steps.len());

@@ -6,10 +6,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::case::{Level, Step, TextExpectation};
+use super::case::{EffectKind, Level, Step, TextExpectation};
 use super::grade::{CallRecord, CaseResult, Check, Finding, Outcome, Phase};
 use super::load::{LoadedCase, Suite};
-use super::matcher;
+use super::{matcher, witness};
 use crate::backend::{BackendSpec, Timeouts};
 use crate::exec::session::tampering;
 use crate::exec::{Broke, Fault, FixtureError, Reset, Sandbox, Session};
@@ -366,10 +366,10 @@ pub fn run_case_in(
     };
     if !case.fixtures.is_empty() && !backend.runs_on_folder() {
         result.outcome = Outcome::Skip;
-        result.reason = Some(
-            "needs filesystem fixtures, and the backend is declared as not storing its memories in the given folder"
-                .to_string(),
-        );
+        result.reason = Some(format!(
+            "needs {} on disk, which no tool call can make, and the backend does not store its memories in a folder",
+            fixture_kinds(&case.fixtures)
+        ));
         return Ok(result);
     }
     match execute(
@@ -516,7 +516,7 @@ fn execute(
         }
     }
     session.watch_outside();
-    let ran = run_calls(loaded, &mut session, options, result);
+    let ran = run_calls(loaded, &mut session, backend_spec.runs_on_folder(), result);
     if let Err(fault) = ran {
         // A broken backend is never reused.
         if let Fault::Backend(broke) = &fault {
@@ -529,29 +529,6 @@ fn execute(
         return Err(fault);
     }
     starts.saw(session.exited_unread(), None);
-    let sandbox = session.sandbox();
-    if backend_spec.runs_on_folder() {
-        for (effect, graded) in case.effects.iter().zip(&loaded.effects) {
-            if let Err(found) = sandbox.check_effect(&effect.path, &effect.expect) {
-                result.findings.push(Finding {
-                    check: Check::Effect,
-                    level: graded.level,
-                    rule: graded.rule.clone(),
-                    step: None,
-                    message: format!(
-                        "after the steps, {} should be {}",
-                        effect.path,
-                        describe_effect(&effect.expect)
-                    ),
-                    expected: Some(describe_effect(&effect.expect)),
-                    actual: Some(found),
-                    dialect: None,
-                    expected_shown: None,
-                    follows: None,
-                });
-            }
-        }
-    }
     let confined = session.check_sandbox(&loaded.always, "after the case's steps");
     result.findings.extend(confined.findings);
     if reuse.unsupported() || confined.damaged {
@@ -580,7 +557,7 @@ fn execute(
 fn run_calls(
     loaded: &LoadedCase,
     session: &mut Session,
-    _options: &RunOptions,
+    on_folder: bool,
     result: &mut CaseResult,
 ) -> Result<(), Fault> {
     for (i, (call_input, rule)) in loaded.case.setup.iter().zip(&loaded.setup).enumerate() {
@@ -607,6 +584,7 @@ fn run_calls(
             return Ok(());
         }
     }
+    verify_setup(loaded, session, on_folder, result)?;
     for (i, step) in loaded.case.steps.iter().enumerate() {
         let input = expand_input(&step.input, session.sandbox());
         let answer = call(session, Phase::Step, &input, result)?;
@@ -614,7 +592,148 @@ fn run_calls(
         result.findings.extend(leaks);
         check_step(loaded, session.sandbox(), step, i, &answer, result)?;
     }
+    check_effects(loaded, session, on_folder, result)
+}
+
+/// Effects are facts: on a folder the bytes are read, and every backend is also asked with its
+/// own `view` (the only witness for a store that is not a folder; a second one for a folder).
+fn check_effects(
+    loaded: &LoadedCase,
+    session: &mut Session,
+    on_folder: bool,
+    result: &mut CaseResult,
+) -> Result<(), Fault> {
+    for (effect, graded) in loaded.case.effects.iter().zip(&loaded.effects) {
+        let on_disk = if on_folder {
+            session
+                .sandbox()
+                .check_effect(&effect.path, &effect.expect)
+                .err()
+        } else {
+            None
+        };
+        let (found, how) = match on_disk {
+            Some(found) => (Some(found), "after the steps"),
+            None => (
+                read_back(session, &effect.path, &effect.expect, result)?,
+                "read back with view after the steps",
+            ),
+        };
+        if let Some(found) = found {
+            result.findings.push(Finding {
+                check: Check::Effect,
+                level: graded.level,
+                rule: graded.rule.clone(),
+                step: None,
+                message: format!(
+                    "{how}, {} should be {}",
+                    effect.path,
+                    describe_effect(&effect.expect)
+                ),
+                expected: Some(describe_effect(&effect.expect)),
+                actual: Some(found),
+                dialect: None,
+                expected_shown: None,
+                follows: None,
+            });
+        }
+    }
     Ok(())
+}
+
+/// What a case's fixtures are, for the reason it is skipped: `a symbolic link and a FIFO`.
+fn fixture_kinds(fixtures: &[super::case::Fixture]) -> String {
+    use super::case::FixtureKind;
+    let mut kinds: Vec<&str> = Vec::new();
+    for fixture in fixtures {
+        let kind = match fixture.kind {
+            FixtureKind::Symlink(_) => "a symbolic link",
+            FixtureKind::Hardlink(_) => "a hard link",
+            FixtureKind::Fifo(_) => "a FIFO",
+            FixtureKind::BytesHex(_) => "a file that is not UTF-8",
+            FixtureKind::Dir(_) => "an empty folder",
+            FixtureKind::Text(_) | FixtureKind::Repeat { .. } => {
+                "a file planted behind the backend"
+            }
+        };
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    match kinds.split_last() {
+        Some((last, [])) => (*last).to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => "nothing".to_string(),
+    }
+}
+
+/// The files the setup calls made hold what they were given: a backend that writes `create`
+/// wrong is told so once, at the setup, and what follows is marked as following from it. On a
+/// folder the bytes are read; any other store is asked with `view`.
+fn verify_setup(
+    loaded: &LoadedCase,
+    session: &mut Session,
+    on_folder: bool,
+    result: &mut CaseResult,
+) -> Result<(), Fault> {
+    for (index, path, expect) in witness::setup_files(&loaded.case.setup) {
+        let Some(rule) = loaded.setup.get(index) else {
+            continue;
+        };
+        let differs = if on_folder {
+            session.sandbox().check_effect(&path, &expect).err()
+        } else {
+            read_back(session, &path, &expect, result)?
+        };
+        if let Some(found) = differs {
+            result.findings.push(Finding {
+                check: Check::Setup,
+                level: rule.level,
+                rule: rule.rule.clone(),
+                step: None,
+                message: format!(
+                    "setup call {} made {path}, which should then be {}",
+                    index + 1,
+                    describe_effect(&expect)
+                ),
+                expected: Some(describe_effect(&expect)),
+                actual: Some(found),
+                dialect: None,
+                expected_shown: None,
+                follows: None,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Texts longer than this are not read back through the tool: a view of them is long, and
+/// under the GA revision Claude is told views past 16,000 characters may be cut.
+const READ_BACK_LIMIT: usize = 16_000;
+
+/// Reads an effect back with the backend's own `view`: `None` when it holds or the tool cannot
+/// show it, else what the view showed instead.
+fn read_back(
+    session: &mut Session,
+    path: &str,
+    expect: &EffectKind,
+    result: &mut CaseResult,
+) -> Result<Option<String>, Fault> {
+    let too_long = match expect {
+        EffectKind::FileText(text) => text.len() > READ_BACK_LIMIT,
+        EffectKind::Lines(lines) => {
+            lines.iter().map(|l| l.len() + 1).sum::<usize>() > READ_BACK_LIMIT
+        }
+        _ => false,
+    };
+    let Some(input) = witness::view_of(path, expect).filter(|_| !too_long) else {
+        return Ok(None);
+    };
+    let answer = call(session, Phase::Witness, &input, result)?;
+    Ok(match witness::judge(path, expect, &answer) {
+        witness::Seen::Holds => None,
+        witness::Seen::Differs(what) => Some(what),
+    })
 }
 
 fn call(

@@ -35,8 +35,8 @@ pub fn view_of(path: &str, expect: &EffectKind) -> Option<Value> {
 }
 
 /// What the setup calls of a case leave behind that can be verified before the steps run:
-/// each file a `create` made, with its `file_text`, as long as no later setup call (of any
-/// other kind, or a create of the same path) may have changed it. Checking these turns a
+/// each file a `create` made, with its `file_text`, when every setup call is a `create` (the
+/// last create of a path wins). Checking these turns a
 /// backend that writes `create` wrong into one finding at the setup, not into failures of
 /// every later check that reads the file.
 pub fn setup_files(setup: &[SetupCall]) -> Vec<(usize, String, EffectKind)> {
@@ -45,12 +45,17 @@ pub fn setup_files(setup: &[SetupCall]) -> Vec<(usize, String, EffectKind)> {
         let input = call.input();
         let field = |name: &str| input.get(name).and_then(Value::as_str);
         if field("command") != Some("create") {
-            // Edits, renames and deletes make the state depend on more than one call.
-            break;
+            // Edits, renames and deletes make the state depend on more than one call: what
+            // the setup leaves is then checked by the case's own steps.
+            return Vec::new();
         }
         if let (Some(path), Some(text)) = (field("path"), field("file_text")) {
             files.retain(|(_, known, _): &(usize, String, EffectKind)| known != path);
-            files.push((index, path.to_string(), EffectKind::FileText(text.to_string())));
+            files.push((
+                index,
+                path.to_string(),
+                EffectKind::FileText(text.to_string()),
+            ));
         }
     }
     files
@@ -68,7 +73,10 @@ pub fn judge(path: &str, expect: &EffectKind, answer: &ToolResult) -> Seen {
             }
         }
         EffectKind::Dir(_) => {
-            if !answer.is_error && lists_itself(path, &answer.text) {
+            // The listing's format is the spec's (SHOULD); the fact here is only that the
+            // path views as a folder: it lists itself, or at least shows no file's lines.
+            let no_lines = numbered_lines(&answer.text).is_none_or(|lines| lines.is_empty());
+            if !answer.is_error && (lists_itself(path, &answer.text) || no_lines) {
                 Seen::Holds
             } else if answer.is_error {
                 Seen::Differs(format!("view of it failed: {}", excerpt(&answer.text)))
@@ -139,7 +147,10 @@ pub fn numbered_lines(text: &str) -> Option<Vec<String>> {
 /// `"     3\tcontent"` (or `3|content`, LangChain's form) as (3, "content").
 fn split_numbered(line: &str) -> Option<(usize, &str)> {
     let trimmed = line.trim_start_matches(' ');
-    let digits = trimmed.len() - trimmed.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let digits = trimmed.len()
+        - trimmed
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .len();
     if digits == 0 {
         return None;
     }
@@ -183,12 +194,22 @@ mod tests {
             "header\n1|a\n2|\tb\r",
             "h\n     1\ta\n     2\t\tb\r\n     3\t",
         ] {
-            assert_eq!(judge("/memories/x", &want, &ok(view)), Seen::Holds, "{view:?}");
+            assert_eq!(
+                judge("/memories/x", &want, &ok(view)),
+                Seen::Holds,
+                "{view:?}"
+            );
         }
         let missing_cr = ok("h\n     1\ta\n     2\t\tb");
-        assert!(matches!(judge("/memories/x", &want, &missing_cr), Seen::Differs(_)));
+        assert!(matches!(
+            judge("/memories/x", &want, &missing_cr),
+            Seen::Differs(_)
+        ));
         let extra = ok("h\n     1\ta\n     2\t\tb\r\n     3\tc");
-        assert!(matches!(judge("/memories/x", &want, &extra), Seen::Differs(_)));
+        assert!(matches!(
+            judge("/memories/x", &want, &extra),
+            Seen::Differs(_)
+        ));
     }
 
     #[test]
@@ -200,7 +221,10 @@ mod tests {
         ));
         let empty = EffectKind::FileText(String::new());
         assert_eq!(judge("/memories/x", &empty, &ok("h")), Seen::Holds);
-        assert_eq!(judge("/memories/x", &empty, &ok("h\n     1\t")), Seen::Holds);
+        assert_eq!(
+            judge("/memories/x", &empty, &ok("h\n     1\t")),
+            Seen::Holds
+        );
     }
 
     #[test]
@@ -208,14 +232,24 @@ mod tests {
         let dir = EffectKind::Dir(true);
         let listing = "Here're the files …:\n4.0K\t/memories/d\n7\t/memories/d/a.txt";
         assert_eq!(judge("/memories/d", &dir, &ok(listing)), Seen::Holds);
-        assert_eq!(judge("/memories/d/", &dir, &ok("h\n4K\t/memories/d/")), Seen::Holds);
-        assert!(matches!(judge("/memories/e", &dir, &ok(listing)), Seen::Differs(_)));
+        assert_eq!(
+            judge("/memories/d/", &dir, &ok("h\n4K\t/memories/d/")),
+            Seen::Holds
+        );
+        let file = ok("Here's the content of /memories/e with line numbers:\n     1\tx");
+        assert!(matches!(
+            judge("/memories/e", &dir, &file),
+            Seen::Differs(_)
+        ));
         let gone = EffectKind::Absent(true);
         let error = ToolResult {
             text: "no".to_string(),
             is_error: true,
         };
         assert_eq!(judge("/memories/d", &gone, &error), Seen::Holds);
-        assert!(matches!(judge("/memories/d", &gone, &ok(listing)), Seen::Differs(_)));
+        assert!(matches!(
+            judge("/memories/d", &gone, &ok(listing)),
+            Seen::Differs(_)
+        ));
     }
 }

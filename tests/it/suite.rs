@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use memspec::spec::Spec;
-use memspec::suite::coverage::coverage;
 use memspec::suite::case::Level;
+use memspec::suite::coverage::coverage;
 use memspec::suite::load::{self, LintProblem};
 
 fn repo() -> PathBuf {
@@ -176,16 +176,29 @@ fn no_check_above_info_names_a_decision_and_levels_come_from_rules() {
             .iter()
             .flat_map(|s| [&s.is_error, &s.text, &s.must_not_contain])
             .chain(&loaded.effects)
-            .chain([&loaded.main, &loaded.always.confinement, &loaded.always.host_paths]);
+            .chain([
+                &loaded.main,
+                &loaded.always.confinement,
+                &loaded.always.host_paths,
+            ]);
         for g in graded {
             let rule = spec.get(g.rule.as_str()).map(|r| r.level);
             if rule != Some(g.level) || (g.rule.is_decision() && g.level != Level::Info) {
-                bad.push(format!("{}: {} at {}", loaded.case.id, g.rule, g.level.as_str()));
+                bad.push(format!(
+                    "{}: {} at {}",
+                    loaded.case.id,
+                    g.rule,
+                    g.level.as_str()
+                ));
             }
         }
         for (i, (step, rules)) in loaded.case.steps.iter().zip(&loaded.steps).enumerate() {
             if step.text.is_some() && rules.text.level == Level::Must {
-                bad.push(format!("{} step {}: a wording graded MUST", loaded.case.id, i + 1));
+                bad.push(format!(
+                    "{} step {}: a wording graded MUST",
+                    loaded.case.id,
+                    i + 1
+                ));
             }
         }
     }
@@ -207,8 +220,16 @@ fn a_level_override_is_refused_naming_its_case() {
         };
         let problems = lint_one(&format!(r#"{{"area": "create", "cases": [{body}]}}"#));
         assert_eq!(problems.len(), 1, "{problems:?}");
-        assert_eq!(problems[0].case.as_deref(), Some("create.x"), "{problems:?}");
-        assert!(problems[0].message.contains("unknown field"), "{}", problems[0]);
+        assert_eq!(
+            problems[0].case.as_deref(),
+            Some("create.x"),
+            "{problems:?}"
+        );
+        assert!(
+            problems[0].message.contains("unknown field"),
+            "{}",
+            problems[0]
+        );
     }
 }
 
@@ -221,7 +242,9 @@ fn a_wording_graded_must_is_refused() {
     )]));
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(
-        problems[0].message.contains("graded MUST through rule `create.no-overwrite`"),
+        problems[0]
+            .message
+            .contains("graded MUST through rule `create.no-overwrite`"),
         "{}",
         problems[0]
     );

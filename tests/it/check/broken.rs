@@ -430,7 +430,11 @@ fn hang_is_an_error_after_the_timeout() {
     let run = expect(
         "hang_on_view",
         From::Suite,
-        &[("view-file.basic", "error"), ("create.new-file", "pass")],
+        // A case that never views (effects are read back with `view` too).
+        &[
+            ("view-file.basic", "error"),
+            ("paths.dotdot.create", "pass"),
+        ],
         BROKE,
         &["--timeout", "2"],
     );
@@ -533,4 +537,37 @@ fn a_crash_quotes_the_stderr_of_its_own_case_only() {
             "a line from another case: {line:?}\n{stderr}"
         );
     }
+}
+
+/// One fault, one finding: a `create` that appends a newline is met by every case that sets a
+/// file up, and must read as one root cause with a count, not as failures under the traversal,
+/// root or rename rules of the cases it passes through.
+#[test]
+fn a_create_that_appends_a_newline_is_one_root_cause() {
+    let run = check(
+        Some("create_appends_newline"),
+        None,
+        &[],
+        &["--area", "create", "--area", "paths", "--area", "rename"],
+    );
+    assert_eq!(run.code, NOT_CONFORMANT, "{}", run.describe());
+    let causes = run.json()["root_causes"].clone();
+    let rules: Vec<&str> = causes
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["rule"].as_str())
+        .collect();
+    assert_eq!(rules, ["create.writes-file-text"], "{causes:#}");
+    let cases = causes[0]["cases"].as_u64().unwrap_or_default();
+    let failed = run
+        .results()
+        .iter()
+        .filter(|r| r["outcome"] == "fail")
+        .count() as u64;
+    assert_eq!(
+        cases, failed,
+        "every failed case is counted under the one cause"
+    );
+    assert!(causes[0]["consequences"].as_u64() > Some(0), "{causes:#}");
 }

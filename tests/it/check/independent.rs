@@ -11,7 +11,10 @@ fn independent(mode: &str) -> Run {
     let mut command = memspec();
     command.args(["check", "--strict", "--format", "json", "--backend"]);
     match mode {
-        "folder" => command.arg(format!("python3 {} --mode folder {{memories}}", script.display())),
+        "folder" => command.arg(format!(
+            "python3 {} --mode folder {{memories}}",
+            script.display()
+        )),
         _ => command
             .arg(format!("python3 {} --mode kv", script.display()))
             .arg("--not-on-folder"),
@@ -38,7 +41,11 @@ fn assert_strictly_conformant(run: &Run) {
     assert!(above_info.is_empty(), "{above_info:#?}\n{}", run.describe());
     assert_eq!(run.code, 0, "{}", run.describe());
     // It takes the other option somewhere: a suite it matched exactly would prove nothing.
-    let infos = run.results().iter().filter(|r| r["outcome"] == "info").count();
+    let infos = run
+        .results()
+        .iter()
+        .filter(|r| r["outcome"] == "info")
+        .count();
     assert!(infos > 100, "only {infos} cases differ at INFO");
 }
 
