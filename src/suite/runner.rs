@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::case::{EffectKind, Level, Step, TextExpectation};
 use super::grade::{CallRecord, CaseResult, Check, Finding, Outcome, Phase};
-use super::load::{LoadedCase, Suite};
+use super::load::{Graded, LoadedCase, Suite};
 use super::{matcher, witness};
 use crate::backend::{BackendSpec, Timeouts};
 use crate::exec::session::tampering;
@@ -620,25 +620,35 @@ fn check_effects(
             ),
         };
         if let Some(found) = found {
-            result.findings.push(Finding {
-                check: Check::Effect,
-                level: graded.level,
-                rule: graded.rule.clone(),
-                step: None,
-                message: format!(
-                    "{how}, {} should be {}",
-                    effect.path,
-                    describe_effect(&effect.expect)
-                ),
-                expected: Some(describe_effect(&effect.expect)),
-                actual: Some(found),
-                dialect: None,
-                expected_shown: None,
-                follows: None,
-            });
+            let message = format!("{how}, {} should be", effect.path);
+            let finding = fact_finding(Check::Effect, graded, message, &effect.expect, found);
+            result.findings.push(finding);
         }
     }
     Ok(())
+}
+
+/// A fact that did not hold: `message` is completed with what was expected.
+fn fact_finding(
+    check: Check,
+    graded: &Graded,
+    message: String,
+    expect: &EffectKind,
+    found: String,
+) -> Finding {
+    let expected = describe_effect(expect);
+    Finding {
+        check,
+        level: graded.level,
+        rule: graded.rule.clone(),
+        step: None,
+        message: format!("{message} {expected}"),
+        expected: Some(expected),
+        actual: Some(found),
+        dialect: None,
+        expected_shown: None,
+        follows: None,
+    }
 }
 
 /// What a case's fixtures are, for the reason it is skipped: `a symbolic link and a FIFO`.
@@ -686,22 +696,9 @@ fn verify_setup(
             read_back(session, &path, &expect, result)?
         };
         if let Some(found) = differs {
-            result.findings.push(Finding {
-                check: Check::Setup,
-                level: rule.level,
-                rule: rule.rule.clone(),
-                step: None,
-                message: format!(
-                    "setup call {} made {path}, which should then be {}",
-                    index + 1,
-                    describe_effect(&expect)
-                ),
-                expected: Some(describe_effect(&expect)),
-                actual: Some(found),
-                dialect: None,
-                expected_shown: None,
-                follows: None,
-            });
+            let message = format!("setup call {} made {path}, which should then be", index + 1);
+            let finding = fact_finding(Check::Setup, rule, message, &expect, found);
+            result.findings.push(finding);
         }
     }
     Ok(())
