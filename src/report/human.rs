@@ -59,7 +59,7 @@ fn case_block(out: &mut String, report: &Report, spec: &Spec, result: &CaseResul
     for finding in &result.findings {
         let follows = finding
             .follows
-            .as_deref()
+            .as_ref()
             .map(|cause| format!(" (follows from {cause})"))
             .unwrap_or_default();
         let _ = writeln!(
@@ -71,10 +71,11 @@ fn case_block(out: &mut String, report: &Report, spec: &Spec, result: &CaseResul
         );
         // A consequence of an earlier step is named, not argued again (its cause has the
         // diff); one of the same step (the text after a wrong flag) is that fault's detail.
-        let same_step = finding
-            .step
-            .is_some_and(|step| follows.ends_with(&format!(" at step {})", step + 1)));
-        if !follows.is_empty() && !same_step && !detail.verbose {
+        let earlier = finding
+            .follows
+            .as_ref()
+            .is_some_and(|cause| cause.step.is_none() || cause.step != finding.step);
+        if earlier && !detail.verbose {
             continue;
         }
         // The spec sentence once per rule and case: several findings often cite the same one.

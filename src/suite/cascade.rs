@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::case::Level;
-use super::grade::{CaseResult, Check, Finding, Outcome};
+use super::grade::{CaseResult, Cause, Check, Outcome};
 use crate::spec::RuleId;
 
 /// Commands that change the store: a fault in one changes what every later call sees.
@@ -29,12 +29,12 @@ fn is_confinement(check: Check) -> bool {
 /// command changes the store; a text difference at the same step restates a wrong `is_error`.
 /// Confinement findings are never marked, and never a cause.
 pub fn mark_follows(result: &mut CaseResult, step_inputs: &[&Value]) {
-    let mut root: Option<(usize, String)> = None;
-    for (index, finding) in result.findings.iter_mut().enumerate() {
+    let mut root: Option<Cause> = None;
+    for finding in &mut result.findings {
         if is_confinement(finding.check) || finding.level == Level::Info {
             continue;
         }
-        if let Some((_, cause)) = &root {
+        if let Some(cause) = &root {
             finding.follows = Some(cause.clone());
             continue;
         }
@@ -48,27 +48,27 @@ pub fn mark_follows(result: &mut CaseResult, step_inputs: &[&Value]) {
             _ => false,
         };
         if changes_store {
-            let at = match finding.step {
-                Some(step) => format!("step {}", step + 1),
-                None => "setup".to_string(),
-            };
-            root = Some((index, format!("{} at {at}", finding.rule)));
+            root = Some(Cause {
+                rule: finding.rule.clone(),
+                step: finding.step,
+            });
         }
     }
     // A wrong flag and a wrong text at one step are one fault: the text follows the flag.
-    let flags: Vec<(usize, String)> = result
+    let flags: Vec<Cause> = result
         .findings
         .iter()
         .filter(|f| f.check == Check::IsError && f.follows.is_none() && f.level != Level::Info)
-        .filter_map(|f| {
-            f.step
-                .map(|step| (step, format!("{} at step {}", f.rule, step + 1)))
+        .filter(|f| f.step.is_some())
+        .map(|f| Cause {
+            rule: f.rule.clone(),
+            step: f.step,
         })
         .collect();
     for finding in &mut result.findings {
         if finding.check == Check::Text
             && finding.follows.is_none()
-            && let Some((_, cause)) = flags.iter().find(|(step, _)| Some(*step) == finding.step)
+            && let Some(cause) = flags.iter().find(|cause| cause.step == finding.step)
         {
             finding.follows = Some(cause.clone());
         }
@@ -125,7 +125,11 @@ pub fn root_causes(results: &[CaseResult]) -> Vec<RootCause> {
             }
         }
         for finding in &result.findings {
-            if let Some(cause) = follows_rule(finding).and_then(|rule| by_rule.get_mut(rule)) {
+            if let Some(cause) = finding
+                .follows
+                .as_ref()
+                .and_then(|cause| by_rule.get_mut(cause.rule.as_str()))
+            {
                 cause.consequences += 1;
             }
         }
@@ -140,15 +144,11 @@ pub fn root_causes(results: &[CaseResult]) -> Vec<RootCause> {
     causes
 }
 
-/// The rule named by a finding's `follows`.
-fn follows_rule(finding: &Finding) -> Option<&str> {
-    finding.follows.as_deref()?.split(' ').next()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::spec::known;
+    use crate::suite::grade::Finding;
     use serde_json::json;
 
     fn finding(check: Check, level: Level, rule: RuleId, step: Option<usize>) -> Finding {
@@ -197,14 +197,18 @@ mod tests {
         );
         let view = json!({"command": "view"});
         mark_follows(&mut r, &[&view]);
-        let follows: Vec<Option<&str>> = r.findings.iter().map(|f| f.follows.as_deref()).collect();
+        let follows: Vec<Option<String>> = r
+            .findings
+            .iter()
+            .map(|f| f.follows.as_ref().map(Cause::to_string))
+            .collect();
         assert_eq!(
             follows,
             [
                 None,
-                Some("errors.is-error-flag at setup"),
+                Some("errors.is-error-flag at setup".to_string()),
                 None,
-                Some("errors.is-error-flag at setup")
+                Some("errors.is-error-flag at setup".to_string())
             ]
         );
         let causes = root_causes(&[r]);
@@ -225,7 +229,11 @@ mod tests {
         );
         mark_follows(&mut r, &[&view, &view]);
         assert_eq!(
-            r.findings[1].follows.as_deref(),
+            r.findings[1]
+                .follows
+                .as_ref()
+                .map(Cause::to_string)
+                .as_deref(),
             Some("errors.is-error-flag at step 1")
         );
         assert_eq!(r.findings[2].follows, None);

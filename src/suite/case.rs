@@ -77,6 +77,13 @@ impl SetupCall {
         }
     }
 
+    /// The tool input, to change in place (generated texts are made at load).
+    pub fn input_mut(&mut self) -> &mut Value {
+        match self {
+            SetupCall::Ruled { input, .. } | SetupCall::Plain(input) => input,
+        }
+    }
+
     /// The rule it names, if any.
     pub fn rule(&self) -> Option<&str> {
         match self {

@@ -105,15 +105,33 @@ pub struct Finding {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dialect: Option<String>,
     /// Set when an earlier check of the case already broke a rule and this one only restates
-    /// it: `<rule> at <setup call N | step N>`. Such a finding is shown, never counted as a root
-    /// cause of its own.
+    /// it. Such a finding is shown, never counted as a root cause of its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub follows: Option<String>,
+    pub follows: Option<Cause>,
     /// `expected` as diffs show it when it is a template: lines that matched read as the actual
     /// lines they matched, the others as written, marked `(template)`. Not in the JSON report,
     /// which has the template itself in `expected`.
     #[serde(skip)]
     pub expected_shown: Option<String>,
+}
+
+/// The finding another one follows from: its rule, and where it was made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cause {
+    /// The rule it broke.
+    pub rule: RuleId,
+    /// Its step (0-based); `None` for the setup.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<usize>,
+}
+
+impl std::fmt::Display for Cause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.step {
+            Some(step) => write!(f, "{} at step {}", self.rule, step + 1),
+            None => write!(f, "{} at setup", self.rule),
+        }
+    }
 }
 
 impl Finding {

@@ -307,11 +307,7 @@ fn wording_at_must(case: &Case, resolved: &Resolved) -> Vec<String> {
 /// Generated texts (`$repeat`) in the case's tool inputs, made once at load.
 fn expand_case(case: &mut Case) -> Result<(), String> {
     for call in &mut case.setup {
-        match call {
-            super::case::SetupCall::Ruled { input, .. } | super::case::SetupCall::Plain(input) => {
-                expand_generated(input)?;
-            }
-        }
+        expand_generated(call.input_mut())?;
     }
     for step in &mut case.steps {
         expand_generated(&mut step.input)?;

@@ -87,9 +87,10 @@ pub fn judge(path: &str, expect: &EffectKind, answer: &ToolResult) -> Seen {
                 ))
             }
         }
-        EffectKind::FileText(text) => lines_of(text).map_or_else(
-            || Seen::Differs("the expected text has no lines".to_string()),
-            |lines| compare_lines(&lines, text.ends_with('\n') || text.is_empty(), answer),
+        EffectKind::FileText(text) => compare_lines(
+            &lines_of(text),
+            text.ends_with('\n') || text.is_empty(),
+            answer,
         ),
         EffectKind::Lines(lines) => compare_lines(lines, true, answer),
         _ => Seen::Holds,
@@ -97,12 +98,12 @@ pub fn judge(path: &str, expect: &EffectKind, answer: &ToolResult) -> Seen {
 }
 
 /// A text's lines as the spec counts them: split at `\n`, a final `\n` ending the last line.
-fn lines_of(text: &str) -> Option<Vec<String>> {
-    let body = text.strip_suffix('\n').unwrap_or(text);
+fn lines_of(text: &str) -> Vec<String> {
     if text.is_empty() {
-        return Some(Vec::new());
+        return Vec::new();
     }
-    Some(body.split('\n').map(str::to_string).collect())
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    body.split('\n').map(str::to_string).collect()
 }
 
 /// Compares a file view's numbered lines with `want`; `phantom_allowed` accepts one empty
@@ -123,10 +124,27 @@ fn compare_lines(want: &[String], phantom_allowed: bool, answer: &ToolResult) ->
             && got.last().is_some_and(String::is_empty)
             && got[..want.len()] == *want);
     if matches {
-        Seen::Holds
-    } else {
-        Seen::Differs(format!("view of it shows the lines {got:?}, not {want:?}"))
+        return Seen::Holds;
     }
+    // The answer can be as long as a reply may be: name the first line that differs only.
+    let first = got
+        .iter()
+        .zip(want)
+        .position(|(got, want)| got != want)
+        .unwrap_or(got.len().min(want.len()));
+    let line = |lines: &[String]| {
+        lines
+            .get(first)
+            .map_or_else(|| "nothing".to_string(), |line| excerpt(line))
+    };
+    Seen::Differs(format!(
+        "view of it shows {} line(s), not {}; line {} is {}, not {}",
+        got.len(),
+        want.len(),
+        first + 1,
+        line(&got),
+        line(want)
+    ))
 }
 
 /// The contents of a file view's numbered lines, numbered 1, 2, … in order whatever the width
