@@ -32,18 +32,22 @@ impl Tmux {
             done = exit_file.display()
         );
         let tmux = Tmux { session, exit_file };
-        tmux.run(&[
-            "new-session",
-            "-d",
-            "-s",
-            &tmux.session,
-            "-x",
-            "80",
-            "-y",
-            "24",
-            &command,
-        ]);
-        Some(tmux)
+        // Tests start sessions at once; when no tmux server runs yet, their clients race to
+        // start one and all but one may fail to connect: such a start is tried again.
+        let mut failures = Vec::new();
+        while failures.len() < 5 {
+            let output = Command::new("tmux")
+                .args(["new-session", "-d", "-s", &tmux.session])
+                .args(["-x", "80", "-y", "24", &command])
+                .output()
+                .unwrap_or_else(|e| panic!("tmux: {e}"));
+            if output.status.success() {
+                return Some(tmux);
+            }
+            failures.push(String::from_utf8_lossy(&output.stderr).into_owned());
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        panic!("tmux new-session failed 5 times: {failures:?}")
     }
 
     /// The pid of the `memspec` process the pane's shell runs.
