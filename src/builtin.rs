@@ -11,6 +11,9 @@ pub const RULES: &str = include_str!("../spec/rules.json");
 /// `spec/decisions.json`.
 pub const DECISIONS: &str = include_str!("../spec/decisions.json");
 
+/// `spec/lineages.json`: the known lineages of backends, named by reports (never a grade).
+pub const LINEAGES: &str = include_str!("../spec/lineages.json");
+
 /// Every `cases/*.json`, by file name, in name order (a test checks the list is complete).
 pub const CASES: &[(&str, &str)] = &[
     ("create.json", include_str!("../cases/create.json")),

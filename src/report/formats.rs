@@ -14,6 +14,7 @@ pub fn json(report: &Report) -> String {
         "memspec": env!("CARGO_PKG_VERSION"),
         "verdict": report.verdict(),
         "accepted_by_baseline": report.accepted_breaks(),
+        "lineages": report.lineages(),
         "root_causes": report.root_causes(),
         "counts": report.counts().iter().map(|(o, n)| (o.as_str().to_string(), serde_json::Value::from(*n))).collect::<serde_json::Map<_, _>>(),
         "report": report,
@@ -201,6 +202,16 @@ pub fn markdown(report: &Report) -> String {
     out.push_str("| outcome | cases |\n|---|---|\n");
     for (outcome, n) in report.counts() {
         let _ = writeln!(out, "| {} | {n} |", outcome.as_str());
+    }
+    for lineage in report.lineages() {
+        let _ = writeln!(
+            out,
+            "\n**Lineage:** {} — explains {} of {} findings ({} case(s))",
+            lineage.name.replace('|', "\\|"),
+            lineage.findings,
+            lineage.of,
+            lineage.cases
+        );
     }
     let causes = report.root_causes();
     if !causes.is_empty() {

@@ -18,6 +18,7 @@ pub struct Detail {
 /// Renders the report as text for a terminal or a CI log.
 pub fn render(report: &Report, spec: &Spec, detail: Detail) -> String {
     let mut out = String::new();
+    lineages(&mut out, report);
     root_causes(&mut out, report);
     for result in &report.results {
         let interesting =
@@ -159,6 +160,31 @@ fn case_block(out: &mut String, report: &Report, spec: &Spec, result: &CaseResul
         let _ = writeln!(out, "  rerun: {}", report.repro(&result.id));
     }
     out.push('\n');
+}
+
+/// The known lineages the answers come from, one line each before the root causes: hundreds of
+/// differences in one implementation's wording read as one family, still graded one by one.
+fn lineages(out: &mut String, report: &Report) {
+    let lineages = report.lineages();
+    for lineage in &lineages {
+        let _ = writeln!(out, "{}", lineage_line(lineage));
+    }
+    if !lineages.is_empty() {
+        out.push('\n');
+    }
+}
+
+/// `lineage: NAME — explains N of M findings (K cases), e.g. CASE: "first line"`.
+pub fn lineage_line(lineage: &crate::suite::lineage::Lineage) -> String {
+    format!(
+        "lineage: {} — explains {} of {} findings ({} case(s)), e.g. {}: {:?}",
+        lineage.name,
+        lineage.findings,
+        lineage.of,
+        lineage.cases,
+        lineage.sample.case,
+        lineage.sample.actual
+    )
 }
 
 /// The report opens with what went wrong, once per cause: the rules broken by findings that

@@ -50,6 +50,12 @@ impl Report {
         crate::suite::cascade::root_causes(&self.results)
     }
 
+    /// The known lineages the backend's answers belong to, with the findings each explains
+    /// (counted from the same results as the root causes). A lineage explains, never excuses.
+    pub fn lineages(&self) -> Vec<crate::suite::lineage::Lineage> {
+        crate::suite::lineage::recognise(&self.results)
+    }
+
     /// Cases whose backend broke (not accepted by the baseline), and the first one's reason.
     pub fn breaks(&self) -> (usize, Option<(&str, &str)>) {
         let broke: Vec<&CaseResult> = self

@@ -6,6 +6,7 @@ pub mod cascade;
 pub mod case;
 pub mod coverage;
 pub mod grade;
+pub mod lineage;
 pub mod load;
 pub mod matcher;
 pub mod runner;

@@ -10,6 +10,7 @@ mod broken;
 mod cli;
 mod hostile;
 mod independent;
+mod lineages;
 mod mechanics;
 mod reports;
 
