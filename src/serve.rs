@@ -7,8 +7,9 @@ use rustix::fs::{Mode, OFlags};
 use serde_json::{Value, json};
 
 use crate::backend::wire::{PROTOCOL_VERSION, Request};
-use crate::protocol::ToolResult;
+use crate::protocol::{Image, ToolResult};
 use crate::reference::{Reference, ReferenceError};
+use crate::spec::Revision;
 
 /// Why serving stopped.
 #[derive(Debug, thiserror::Error)]
@@ -29,13 +30,21 @@ pub enum ServeError {
 /// of one line in memory, whatever it is sent.
 pub const MAX_REQUEST_LINE: usize = 64 << 20;
 
-/// Serves requests from `input` until end of input, one reply line per request line.
-pub fn serve(
+/// Serves requests from `input` until end of input, one reply line per request line, as the
+/// current revision of the page (`ga-2026`) asks.
+pub fn serve(memories: &Path, input: impl BufRead, output: impl Write) -> Result<(), ServeError> {
+    serve_as(memories, Revision::default(), input, output)
+}
+
+/// Serves requests from `input` until end of input, one reply line per request line, with the
+/// reference behaving as `revision` of the page asks ([`Reference::open_as`]).
+pub fn serve_as(
     memories: &Path,
+    revision: Revision,
     input: impl BufRead,
     mut output: impl Write,
 ) -> Result<(), ServeError> {
-    let reference = Reference::open(memories)?;
+    let reference = Reference::open_as(memories, revision)?;
     // A bigger buffer than stdin's 8 KiB: a 100 KiB create arrives in a few reads.
     let mut input = BufReader::with_capacity(1 << 16, input);
     let mut line = Vec::new();
@@ -57,13 +66,27 @@ pub fn serve(
             line = Vec::new();
         }
         match answer {
-            Answer::Result { id, result } => serde_json::to_writer(
+            Answer::Result {
+                id,
+                result,
+                image: None,
+            } => serde_json::to_writer(
                 &mut output,
                 &ResultReply {
                     id,
                     content: &result.text,
                     is_error: result.is_error,
                 },
+            ),
+            // An image goes as the one content block of the reply, as in a Messages API
+            // tool_result; its text only describes it, for comparisons.
+            Answer::Result {
+                id,
+                result,
+                image: Some(image),
+            } => serde_json::to_writer(
+                &mut output,
+                &json!({"id": id, "content": [image.to_block()], "is_error": result.is_error}),
             ),
             Answer::Other(value) => serde_json::to_writer(&mut output, &value),
         }
@@ -143,8 +166,13 @@ fn protocol_error(why: String) -> Answer {
 
 /// What to write back for one request line.
 enum Answer {
-    /// A tool result, written without copying its text (a 999,999-line view is ~40 MB).
-    Result { id: u64, result: ToolResult },
+    /// A tool result, written without copying its text (a 999,999-line view is ~40 MB), and
+    /// the image it shows, if any.
+    Result {
+        id: u64,
+        result: ToolResult,
+        image: Option<Image>,
+    },
     /// Anything else: controls and protocol errors, small.
     Other(Value),
 }
@@ -184,15 +212,21 @@ fn answer(reference: &Reference, line: &str) -> Answer {
             json!({"id": request.id, "ok": false, "error": format!("unknown control `{other}`")})
         }
         (None, Some(input)) => {
+            let reply = reference.reply(input);
             return Answer::Result {
                 id,
-                result: reference.call(input),
+                result: reply.answer.result,
+                image: reply.image,
             };
         }
         (None, None) => {
             let result =
                 ToolResult::error("Error: protocol request has neither `input` nor `control`.");
-            return Answer::Result { id, result };
+            return Answer::Result {
+                id,
+                result,
+                image: None,
+            };
         }
     })
 }

@@ -171,12 +171,22 @@ impl From<io::Error> for ReadError {
 /// A file with other hard links is refused: its other names may be outside the root, so
 /// reading or editing it would read or edit outside. The reference itself never makes one.
 pub fn read_file(dir: &Dir, name: &str) -> Result<Vec<u8>, ReadError> {
+    let (mut file, len) = open_file(dir, name)?;
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Opens a regular file for reading as [`read_file`] does (no link followed, no FIFO waited
+/// on, no hard-linked file) and returns it with its size, so that a caller can read as little
+/// of it as it needs.
+pub fn open_file(dir: &Dir, name: &str) -> Result<(cap_std::fs::File, u64), ReadError> {
     let mut options = OpenOptions::new();
     options
         .read(true)
         .follow(FollowSymlinks::No)
         .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
-    let mut file = dir.open_with(name, &options)?;
+    let file = dir.open_with(name, &options)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(ReadError::NotRegular);
@@ -184,9 +194,7 @@ pub fn read_file(dir: &Dir, name: &str) -> Result<Vec<u8>, ReadError> {
     if meta.nlink() > 1 {
         return Err(ReadError::HardLinked);
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.read_to_end(&mut bytes)?;
-    Ok(bytes)
+    Ok((file, meta.len()))
 }
 
 /// Writes `bytes` to a new hidden temp file in `dir`, fsynced, and returns its name.

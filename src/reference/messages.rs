@@ -10,6 +10,7 @@
 //! needs to know which rule an answer follows (replay, when it names the rule a difference
 //! breaks) reads it here instead of searching the text. A rewording changes the text only.
 
+use crate::protocol::Image;
 use crate::spec::{RuleId, known};
 
 /// A text of the reference and the rule it follows: the spec's rule that prescribes the string
@@ -20,12 +21,16 @@ pub struct Said {
     pub text: String,
     /// The rule that text follows.
     pub rule: RuleId,
+    /// The image shown instead of the text where content blocks can carry it (a view of a
+    /// PNG or JPEG file); the text then describes it.
+    pub image: Option<Image>,
 }
 
 fn said(text: impl Into<String>, rule: RuleId) -> Said {
     Said {
         text: text.into(),
         rule,
+        image: None,
     }
 }
 
@@ -289,6 +294,78 @@ pub fn view_range_reversed(start: i128, end: i128) -> Said {
     )
 }
 
+/// How many characters of a file a view without `view_range` shows under `ga-2026`: Claude's
+/// tool description says view "truncates the text view of files longer than 16,000 characters".
+pub const VIEW_CHAR_BUDGET: usize = 16_000;
+
+/// The notice that ends a view cut at [`VIEW_CHAR_BUDGET`] (`decide.long-views`), appended
+/// after the last line shown. `shown` lines of `n_lines` were shown; the next part is lines
+/// `shown + 1 ..= next_end` (`next_end == n_lines` when the rest fits in one part). It names
+/// the exact `view_range` to send next, as Claude would write it, and the file's line count.
+pub fn view_truncated(path: &str, shown: usize, n_lines: usize, next_end: usize) -> Said {
+    let next = shown + 1;
+    let what = if shown == 0 {
+        format!(
+            "this view shows none of them: line 1 alone is longer than {} characters",
+            thousands(VIEW_CHAR_BUDGET)
+        )
+    } else {
+        format!(
+            "this view shows lines 1-{shown}, the whole lines within its first {} characters",
+            thousands(VIEW_CHAR_BUDGET)
+        )
+    };
+    let how = if next_end >= n_lines {
+        format!("To read the rest, view {path} with \"view_range\": [{next}, -1].")
+    } else {
+        format!(
+            "To read on, view {path} with \"view_range\": [{next}, {next_end}] for the next part, or [{next}, -1] for everything to the end."
+        )
+    };
+    said(
+        format!("\n\n[Truncated: the file has {n_lines} lines and {what}. {how}]"),
+        known::LONG_VIEWS,
+    )
+}
+
+/// `1234567` as `1,234,567`, as the spec writes 999,999.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Largest image file a view shows, in bytes: 3.75 MiB, whose base64 form is exactly the
+/// 5 MiB (5,242,880 bytes of base64) that the Messages API accepts for one image.
+pub const MAX_IMAGE_BYTES: u64 = 3_932_160;
+
+/// A view of an image file (`decide.image-view`): the image, described in the text.
+pub fn view_image(image: Image) -> Said {
+    Said {
+        text: image.describe(),
+        rule: known::IMAGE_VIEW,
+        image: Some(image),
+    }
+}
+
+/// A view of an image file over [`MAX_IMAGE_BYTES`].
+pub fn image_too_big(path: &str, size: u64) -> Said {
+    said(
+        format!(
+            "Error: The image {path} is {} bytes; the memory tool shows images of at most {} bytes (3.75 MiB), since a larger one exceeds the 5 MB image limit of the Messages API once encoded.",
+            thousands(usize::try_from(size).unwrap_or(usize::MAX)),
+            thousands(MAX_IMAGE_BYTES as usize)
+        ),
+        known::IMAGE_VIEW,
+    )
+}
+
 /// create with a trailing slash: it would name a folder.
 pub fn create_trailing_slash(path: &str) -> Said {
     said(
@@ -391,7 +468,7 @@ pub fn printable(path: &str) -> std::borrow::Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::Spec;
+    use crate::spec::{Revision, Spec};
 
     /// Every message the reference can answer, one of each.
     fn every_message() -> Vec<Said> {
@@ -438,21 +515,55 @@ mod tests {
             rename_parent_not_dir(p, p),
             io_failure("view", p, &err),
             malformed_input(String::new()),
+            image_too_big(p, 1 << 30),
         ]
+    }
+
+    /// The reference's texts that are not errors but follow a decision.
+    fn every_notice() -> Vec<Said> {
+        let png = Image {
+            media_type: "image/png".to_string(),
+            data: vec![0; 3],
+        };
+        vec![view_truncated("/memories/a", 3, 9, 6), view_image(png)]
+    }
+
+    #[test]
+    fn truncation_notice_names_the_next_range_and_the_line_count() {
+        let p = "/memories/big.txt";
+        assert_eq!(
+            view_truncated(p, 380, 2000, 760).text,
+            "\n\n[Truncated: the file has 2000 lines and this view shows lines 1-380, the whole lines within its first 16,000 characters. To read on, view /memories/big.txt with \"view_range\": [381, 760] for the next part, or [381, -1] for everything to the end.]"
+        );
+        assert_eq!(
+            view_truncated(p, 380, 500, 500).text,
+            "\n\n[Truncated: the file has 500 lines and this view shows lines 1-380, the whole lines within its first 16,000 characters. To read the rest, view /memories/big.txt with \"view_range\": [381, -1].]"
+        );
+        assert_eq!(
+            view_truncated(p, 0, 3, 1).text,
+            "\n\n[Truncated: the file has 3 lines and this view shows none of them: line 1 alone is longer than 16,000 characters. To read on, view /memories/big.txt with \"view_range\": [1, 1] for the next part, or [1, -1] for everything to the end.]"
+        );
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(3_932_160), "3,932,160");
     }
 
     /// Every rule an answer can follow is a rule of the built-in spec, and one the code names
     /// (so a spec without it is refused at load).
     #[test]
     fn every_rule_said_is_in_the_built_in_spec() {
-        let spec = Spec::builtin().expect("built-in spec");
-        for said in every_message() {
-            assert!(
-                spec.get(said.rule.as_str()).is_some(),
-                "{:?} follows {}, which spec/ lacks",
-                said.text,
-                said.rule
-            );
+        for revision in Revision::ALL {
+            let spec = Spec::builtin(revision).expect("built-in spec");
+            for said in every_message().into_iter().chain(every_notice()) {
+                assert!(
+                    spec.get(said.rule.as_str()).is_some(),
+                    "{:?} follows {}, which spec/ lacks under {revision}",
+                    said.text,
+                    said.rule
+                );
+            }
+        }
+        for said in every_message().into_iter().chain(every_notice()) {
             assert!(
                 known::ALL.contains(&said.rule),
                 "{} is not in known::ALL",

@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 use cap_std::fs::Dir;
 use serde_json::Value;
 
-use crate::protocol::{Command, ToolResult};
-use crate::spec::RuleId;
+use crate::protocol::{Command, Image, ToolResult};
+use crate::spec::{Revision, RuleId};
 use confine::{Kind, Root, WalkError};
 use messages::Said;
 use path::MemoryPath;
@@ -50,20 +50,47 @@ pub struct Answer {
     pub rule: RuleId,
 }
 
+/// The reference's whole reply to one input: its [`Answer`], and the image it shows when it
+/// shows one (a view of a PNG or JPEG file, `decide.image-view`). The answer's text then
+/// describes the image ([`Image::describe`]); a protocol that can carry content blocks sends
+/// the image instead (`memspec serve`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    /// The answer and the rule it follows.
+    pub answer: Answer,
+    /// The image shown, if any.
+    pub image: Option<Image>,
+}
+
 /// The reference backend over one memories folder.
 #[derive(Debug)]
 pub struct Reference {
     root: Root,
+    revision: Revision,
 }
 
 impl Reference {
-    /// Opens the folder that `/memories` maps to, creating it if it does not exist.
+    /// Opens the folder that `/memories` maps to, creating it if it does not exist, and behaves
+    /// as the current revision of the page (`ga-2026`) asks.
     pub fn open(memories: &Path) -> Result<Reference, ReferenceError> {
+        Reference::open_as(memories, Revision::Ga2026)
+    }
+
+    /// Opens the folder that `/memories` maps to, creating it if it does not exist, and behaves
+    /// as `revision` of the page asks: under `ga-2026`, a view of a long file without
+    /// `view_range` is cut at 16,000 characters with a notice naming the range that reads on
+    /// (`decide.long-views`); under `beta-2025` it is shown whole.
+    pub fn open_as(memories: &Path, revision: Revision) -> Result<Reference, ReferenceError> {
         let root = Root::open(memories).map_err(|source| ReferenceError::OpenRoot {
             path: memories.to_path_buf(),
             source,
         })?;
-        Ok(Reference { root })
+        Ok(Reference { root, revision })
+    }
+
+    /// The revision of the page the reference follows.
+    pub fn revision(&self) -> Revision {
+        self.revision
     }
 
     /// Runs one raw tool input (the `input` of a `tool_use` block). Never panics; every problem
@@ -75,9 +102,15 @@ impl Reference {
     /// Runs one raw tool input and says which rule the answer follows. Never panics; every
     /// problem is an `is_error` result.
     pub fn answer(&self, input: &Value) -> Answer {
+        self.reply(input).answer
+    }
+
+    /// Runs one raw tool input: the answer, the rule it follows and the image it shows, if
+    /// any. Never panics; every problem is an `is_error` result.
+    pub fn reply(&self, input: &Value) -> Reply {
         match Command::parse(input) {
-            Ok(command) => self.execute_answer(&command),
-            Err(message) => answer(Err(refused_input(input, message))),
+            Ok(command) => self.execute_reply(&command),
+            Err(message) => reply(Err(refused_input(input, message))),
         }
     }
 
@@ -88,6 +121,11 @@ impl Reference {
 
     /// Runs one validated command and says which rule the answer follows.
     pub fn execute_answer(&self, command: &Command) -> Answer {
+        self.execute_reply(command).answer
+    }
+
+    /// Runs one validated command: the answer, the rule it follows and the image it shows.
+    pub fn execute_reply(&self, command: &Command) -> Reply {
         let outcome = match command {
             Command::View { path, view_range } => view::view(self, path, *view_range),
             Command::Create { path, file_text } => edit::create(self, path, file_text),
@@ -104,7 +142,7 @@ impl Reference {
             Command::Delete { path } => manage::delete(self, path),
             Command::Rename { old_path, new_path } => manage::rename(self, old_path, new_path),
         };
-        answer(outcome)
+        reply(outcome)
     }
 
     /// Forgets every memory: empties the memories folder and keeps it (the `reset` control of
@@ -124,16 +162,20 @@ impl Reference {
 /// A command's outcome: success or error, each with the rule its text follows.
 type Outcome = Result<Said, Said>;
 
-fn answer(outcome: Outcome) -> Answer {
-    match outcome {
-        Ok(said) => Answer {
-            result: ToolResult::ok(said.text),
-            rule: said.rule,
-        },
-        Err(said) => Answer {
-            result: ToolResult::error(said.text),
-            rule: said.rule,
-        },
+fn reply(outcome: Outcome) -> Reply {
+    let (said, is_error) = match outcome {
+        Ok(said) => (said, false),
+        Err(said) => (said, true),
+    };
+    let Said { text, rule, image } = said;
+    let result = if is_error {
+        ToolResult::error(text)
+    } else {
+        ToolResult::ok(text)
+    };
+    Reply {
+        answer: Answer { result, rule },
+        image,
     }
 }
 

@@ -1,7 +1,7 @@
 //! `view`: a folder listing two levels deep, or a file with line numbers.
 
 use std::ffi::{OsStr, OsString};
-use std::io;
+use std::io::{self, Read};
 
 use cap_fs_ext::DirExt;
 use cap_std::fs::Dir;
@@ -9,6 +9,8 @@ use cap_std::fs::Dir;
 use super::confine::{self, Kind};
 use super::messages::{self, Said};
 use super::{Outcome, Reference, locate, read_refusal, refuse_leaf, text};
+use crate::protocol::Image;
+use crate::spec::Revision;
 
 pub(super) fn view(reference: &Reference, spelled: &str, range: Option<(i128, i128)>) -> Outcome {
     let located = locate(reference, spelled, messages::view_missing)?;
@@ -29,13 +31,43 @@ pub(super) fn view(reference: &Reference, spelled: &str, range: Option<(i128, i1
                 .map_err(|e| messages::io_failure("view", spelled, &e))?;
             list(&dir, spelled, &located.path.to_string(), range)
         }
-        (Some(name), _) => view_file(&located.parent, name, spelled, range),
+        (Some(name), _) => view_file(&located.parent, name, spelled, range, reference.revision()),
     }
 }
 
-fn view_file(parent: &Dir, name: &str, spelled: &str, range: Option<(i128, i128)>) -> Outcome {
-    let bytes = confine::read_file(parent, name)
-        .map_err(|e| read_refusal(e, spelled, "view", messages::view_missing))?;
+fn view_file(
+    parent: &Dir,
+    name: &str,
+    spelled: &str,
+    range: Option<(i128, i128)>,
+    revision: Revision,
+) -> Outcome {
+    let refusal = |e| read_refusal(e, spelled, "view", messages::view_missing);
+    let (mut file, size) = confine::open_file(parent, name).map_err(refusal)?;
+    let mut bytes = Vec::new();
+    // An image is shown only to a view of the whole file (`decide.image-view`): with
+    // `view_range`, any file is text.
+    if range.is_none() && has_image_name(name) {
+        // One byte past the limit tells an image too big to show, without reading it all.
+        (&mut file)
+            .take(messages::MAX_IMAGE_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| refusal(confine::ReadError::Io(e)))?;
+        if let Some(media_type) = image_type(&bytes) {
+            let read = bytes.len() as u64;
+            if read > messages::MAX_IMAGE_BYTES {
+                return Err(messages::image_too_big(spelled, size.max(read)));
+            }
+            return Ok(messages::view_image(Image {
+                media_type: media_type.to_string(),
+                data: bytes,
+            }));
+        }
+        // An image name on bytes that are no image: the file is text like any other.
+    }
+    bytes.reserve((size as usize).saturating_sub(bytes.len()));
+    file.read_to_end(&mut bytes)
+        .map_err(|e| refusal(confine::ReadError::Io(e)))?;
     let content = std::str::from_utf8(&bytes).map_err(|_| messages::not_utf8(spelled))?;
     let n_lines = text::line_count(content);
     if n_lines > text::MAX_LINES {
@@ -45,11 +77,82 @@ fn view_file(parent: &Dir, name: &str, spelled: &str, range: Option<(i128, i128)
         None => (1, n_lines),
         Some((start, end)) => check_range(start, end, n_lines)?,
     };
+    if range.is_none()
+        && revision == Revision::Ga2026
+        && let Some(cut) = cut_view(content, spelled, n_lines)
+    {
+        return Ok(cut);
+    }
     let mut view = messages::view_file_header(spelled);
     view.text.reserve(content.len() + 8 * n_lines);
     let shown = text::lines(content).skip(first - 1).take(last + 1 - first);
     text::push_numbered(&mut view.text, first, shown);
     Ok(view)
+}
+
+/// The view of a file longer than [`messages::VIEW_CHAR_BUDGET`] characters under `ga-2026`
+/// (`decide.long-views`): the whole lines within its first 16,000 characters, then the notice
+/// naming the next range. `None` when the file is not that long. Reads at most a budget's worth
+/// of characters past line-finding, whatever the file's size.
+fn cut_view(content: &str, spelled: &str, n_lines: usize) -> Option<messages::Said> {
+    let budget = messages::VIEW_CHAR_BUDGET;
+    let shown = whole_lines_within(content, 1, n_lines, budget);
+    if shown == n_lines {
+        return None;
+    }
+    // The next part: as many whole lines as fit in the next budget, and at least one, so that
+    // a line longer than the budget can still be read (a ranged view is never cut).
+    let next_end = shown + whole_lines_within(content, shown + 1, n_lines, budget).max(1);
+    let mut view = messages::view_file_header(spelled);
+    text::push_numbered(&mut view.text, 1, text::lines(content).take(shown));
+    let notice = messages::view_truncated(spelled, shown, n_lines, next_end);
+    view.text.push_str(&notice.text);
+    view.rule = notice.rule;
+    Some(view)
+}
+
+/// How many lines from line `first` on fit whole in `budget` characters, each counted with its
+/// newline (a last line without one has none), Unicode scalar values as the characters.
+fn whole_lines_within(content: &str, first: usize, n_lines: usize, budget: usize) -> usize {
+    let final_newline = content.ends_with('\n');
+    let mut room = budget;
+    let mut count = 0;
+    let lines = text::lines(content).skip(first.saturating_sub(1));
+    for (number, line) in (first..).zip(lines) {
+        let newline = usize::from(number < n_lines || final_newline);
+        // Counted only up to the room left: a huge line costs no more than the budget.
+        let chars = line.chars().take(room + 1).count();
+        let cost = chars + newline;
+        if cost > room {
+            break;
+        }
+        room -= cost;
+        count += 1;
+    }
+    count
+}
+
+/// Whether `name` ends in `.png`, `.jpg` or `.jpeg`, in any case, after a non-empty stem.
+fn has_image_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    [".png", ".jpg", ".jpeg"]
+        .iter()
+        .any(|ext| lower.len() > ext.len() && lower.ends_with(ext))
+}
+
+/// The media type of an image by its first bytes: the PNG signature or the JPEG start of image.
+/// The Messages API refuses an image block whose media type does not match its data, so the
+/// bytes decide, not the name.
+fn image_type(bytes: &[u8]) -> Option<&'static str> {
+    const PNG: &[u8] = b"\x89PNG\r\n\x1a\n";
+    const JPEG: &[u8] = b"\xff\xd8\xff";
+    if bytes.starts_with(PNG) {
+        Some("image/png")
+    } else if bytes.starts_with(JPEG) {
+        Some("image/jpeg")
+    } else {
+        None
+    }
 }
 
 /// Validates `view_range` in the text editor tool's order; returns 1-indexed inclusive bounds.
@@ -227,6 +330,33 @@ pub fn human_size(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn image_names_and_signatures() {
+        for name in ["a.png", "A.PNG", "b.jpg", "c.JpEg", "x.y.jpeg"] {
+            assert!(has_image_name(name), "{name}");
+        }
+        for name in [".png", "png", "a.png.txt", "a.gif", "a.jpe"] {
+            assert!(!has_image_name(name), "{name}");
+        }
+        assert_eq!(image_type(b"\x89PNG\r\n\x1a\nrest"), Some("image/png"));
+        assert_eq!(image_type(b"\xff\xd8\xff\xe0"), Some("image/jpeg"));
+        assert_eq!(image_type(b"\x89PNG"), None);
+        assert_eq!(image_type(b"hello"), None);
+    }
+
+    #[test]
+    fn whole_lines_count_characters_not_bytes() {
+        // 4 lines of 3 characters (6 bytes each) + newline: 4 characters each.
+        let content = "éée\néée\néée\néée";
+        assert_eq!(whole_lines_within(content, 1, 4, 16), 4);
+        // The last line has no newline: 4 + 4 + 4 + 3 characters.
+        assert_eq!(whole_lines_within(content, 1, 4, 15), 4);
+        assert_eq!(whole_lines_within(content, 1, 4, 14), 3);
+        assert_eq!(whole_lines_within(content, 2, 4, 8), 2);
+        assert_eq!(whole_lines_within(content, 1, 4, 3), 0);
+        assert_eq!(whole_lines_within("", 1, 0, 10), 0);
+    }
 
     #[test]
     fn sizes_are_human_readable() {

@@ -5,6 +5,7 @@ mod attacks;
 mod cli;
 mod durability;
 mod fuzz;
+mod ga;
 mod hardening;
 mod rules;
 mod snapshots;
