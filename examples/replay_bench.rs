@@ -45,15 +45,16 @@ fn main() {
         started.elapsed()
     );
 
-    let spec = memspec::spec::Spec::builtin().ok();
+    let spec = memspec::spec::Spec::builtin(memspec::spec::Revision::Ga2026).ok();
     let opened = Instant::now();
     let transcript = memspec::transcript::read(&path, None).unwrap_or_else(|e| fail(&e));
     let open = opened.elapsed();
     let options = ReplayOptions {
-        backend: BackendSpec::Reference,
+        backend: BackendSpec::Reference(memspec::spec::Revision::Ga2026),
         seed: None,
         timeout: Duration::from_secs(10),
         check: false,
+        revision: memspec::spec::Revision::Ga2026,
     };
     let replayed_at = Instant::now();
     let replayed = replay::replay(transcript, &options, spec.as_ref(), &mut |_, _| {})

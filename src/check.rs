@@ -7,7 +7,7 @@ use std::time::Instant;
 use crate::backend::BackendSpec;
 use crate::builtin::Source;
 use crate::report::Report;
-use crate::spec::{Spec, SpecError};
+use crate::spec::{Revision, Spec, SpecError};
 use crate::suite::baseline::{Baseline, BaselineError};
 use crate::suite::cascade;
 use crate::suite::grade::CaseResult;
@@ -141,9 +141,9 @@ pub struct Loaded {
     pub suite: Suite,
 }
 
-/// Loads the spec and the suite.
-pub fn load(spec: &Source, cases: &Source) -> Result<Loaded, CheckError> {
-    let spec = Spec::load_from(spec)?;
+/// Loads the spec and the suite as they hold in `revision`.
+pub fn load(spec: &Source, cases: &Source, revision: Revision) -> Result<Loaded, CheckError> {
+    let spec = Spec::load_from(spec, revision)?;
     let suite = load::load_from(cases, &spec)?;
     Ok(Loaded { spec, suite })
 }
@@ -159,7 +159,12 @@ pub fn check(
     on_start: &dyn Fn(usize),
     progress: &(dyn Fn(&CaseResult) + Sync),
 ) -> Result<Report, CheckError> {
-    let baseline = config.baseline.as_deref().map(Baseline::read).transpose()?;
+    let revision = loaded.spec.revision();
+    let baseline = config
+        .baseline
+        .as_deref()
+        .map(|path| Baseline::read_for(path, revision))
+        .transpose()?;
     validate(&config.selection, &loaded.suite)?;
     let selected = config.selection.apply(&loaded.suite);
     if selected.is_empty() {
@@ -185,6 +190,7 @@ pub fn check(
     };
     Ok(Report {
         backend: config.backend.label(),
+        revision,
         repro_args,
         strict: config.options.strict,
         results,

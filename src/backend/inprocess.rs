@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::{Backend, BackendError};
 use crate::protocol::ToolResult;
 use crate::reference::Reference;
+use crate::spec::Revision;
 
 /// The reference, in process: the suite's default and fastest backend.
 #[derive(Debug)]
@@ -15,12 +16,13 @@ pub struct InProcess {
 }
 
 impl InProcess {
-    /// Opens the reference over `memories`.
-    pub fn open(memories: &Path) -> Result<InProcess, BackendError> {
-        let reference = Reference::open(memories).map_err(|e| BackendError::Spawn {
-            command: "reference".to_string(),
-            reason: e.to_string(),
-        })?;
+    /// Opens the reference over `memories`, following `revision`.
+    pub fn open(memories: &Path, revision: Revision) -> Result<InProcess, BackendError> {
+        let reference =
+            Reference::open_as(memories, revision).map_err(|e| BackendError::Spawn {
+                command: "reference".to_string(),
+                reason: e.to_string(),
+            })?;
         Ok(InProcess { reference })
     }
 }

@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::protocol::ToolResult;
+use crate::spec::Revision;
 
 pub use inprocess::InProcess;
 pub use stdio::Stdio;
@@ -149,8 +150,8 @@ pub struct Timeouts {
 /// Which backend to run cases against.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BackendSpec {
-    /// The built-in reference, in process.
-    Reference,
+    /// The built-in reference, in process, following the given revision of the page.
+    Reference(Revision),
     /// A program speaking protocol v1; `{memories}` and `{base}` are replaced by paths.
     Command {
         /// The command line, run by `sh -c`.
@@ -175,7 +176,7 @@ impl BackendSpec {
     /// Short name for reports.
     pub fn label(&self) -> String {
         match self {
-            BackendSpec::Reference => "reference (in process)".to_string(),
+            BackendSpec::Reference(_) => "reference (in process)".to_string(),
             BackendSpec::Command { template, .. } => template.clone(),
         }
     }
@@ -183,7 +184,7 @@ impl BackendSpec {
     /// Whether filesystem fixtures and effects apply.
     pub fn runs_on_folder(&self) -> bool {
         match self {
-            BackendSpec::Reference => true,
+            BackendSpec::Reference(_) => true,
             BackendSpec::Command { on_folder, .. } => *on_folder,
         }
     }
@@ -214,7 +215,7 @@ impl BackendSpec {
         timeouts: Timeouts,
     ) -> Result<Box<dyn Backend>, BackendError> {
         match self {
-            BackendSpec::Reference => Ok(Box::new(InProcess::open(memories)?)),
+            BackendSpec::Reference(revision) => Ok(Box::new(InProcess::open(memories, *revision)?)),
             BackendSpec::Command { template, .. } => {
                 Ok(Box::new(Stdio::spawn(template, base, memories, timeouts)?))
             }

@@ -63,6 +63,19 @@ pub(crate) enum CasesAction {
 pub(crate) enum SpecAction {
     /// Print which cases check each rule; exits 1 if a rule has none.
     Coverage,
+    /// Show what a revision of the page changed: rules added, removed and changed, with the
+    /// quotes and the cases each change affects (exit 0 nothing changed, 1 something did).
+    Diff {
+        /// The older revision.
+        #[arg(value_enum)]
+        from: memspec::spec::Revision,
+        /// The newer revision.
+        #[arg(value_enum)]
+        to: memspec::spec::Revision,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -132,8 +145,9 @@ pub(crate) struct CheckArgs {
 
 pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
     let (spec_source, cases_source) = args.dirs.resolve();
+    let revision = args.dirs.revision();
     let backend = match &args.backend {
-        None => BackendSpec::Reference,
+        None => BackendSpec::Reference(revision),
         Some(template) => BackendSpec::command(template, args.not_on_folder.then_some(false)),
     };
     let Ok(timeout) = Duration::try_from_secs_f64(args.timeout) else {
@@ -176,7 +190,7 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
         },
         baseline: args.baseline.clone(),
     };
-    let loaded = match check::load(&spec_source, &cases_source) {
+    let loaded = match check::load(&spec_source, &cases_source, revision) {
         Ok(loaded) => loaded,
         Err(e) => return fail(EXIT_USAGE, &e),
     };
@@ -247,8 +261,11 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
         return write_failed(&what, &e);
     }
     if let Some(path) = &args.write_baseline {
-        let baseline =
-            memspec::suite::baseline::Baseline::from_results(&report.backend, &report.results);
+        let baseline = memspec::suite::baseline::Baseline::from_results(
+            &report.backend,
+            report.revision,
+            &report.results,
+        );
         if let Err(e) = baseline.write(path) {
             return fail(EXIT_INTERNAL, &e);
         }
@@ -267,7 +284,8 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
 
 pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
     let (spec_source, cases_source) = args.dirs.resolve();
-    let loaded = match check::load(&spec_source, &cases_source) {
+    let revision = args.dirs.revision();
+    let loaded = match check::load(&spec_source, &cases_source, revision) {
         Ok(loaded) => loaded,
         Err(e) => return fail(EXIT_USAGE, &e),
     };
@@ -282,7 +300,7 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
     {
         return code;
     }
-    let mut named = vec![("reference".to_string(), BackendSpec::Reference)];
+    let mut named = vec![("reference".to_string(), BackendSpec::Reference(revision))];
     for arg in &args.backends {
         let Some((name, command)) = arg
             .split_once('=')
@@ -362,19 +380,56 @@ pub(crate) fn repro_args(args: &CheckArgs) -> Vec<String> {
             repro.extend([flag.to_string(), dir.display().to_string()]);
         }
     }
+    if let Some(revision) = args.dirs.revision {
+        repro.extend(["--revision".to_string(), revision.to_string()]);
+    }
     repro
 }
 
 pub(crate) fn cases(action: &CasesAction, dirs: &Dirs) -> ExitCode {
     let (spec_source, cases_source) = dirs.resolve();
-    let spec = match memspec::spec::Spec::load_from(&spec_source) {
-        Ok(spec) => spec,
-        Err(e) => return fail(EXIT_USAGE, &e),
+    // Lint judges the files under every revision (a case may name a rule only one has); a list
+    // shows the suite of one.
+    let revisions = match (action, dirs.revision) {
+        (CasesAction::Lint, None) => memspec::spec::Revision::ALL.to_vec(),
+        _ => vec![dirs.revision()],
     };
-    let (suite, problems) = match memspec::suite::load::lint_from(&cases_source, &spec) {
-        Ok(linted) => linted,
-        Err(e) => return fail(EXIT_USAGE, &e),
-    };
+    let checked = revisions.len();
+    // A problem found under every revision is said once; one found under some is labelled.
+    let mut found: Vec<(String, Vec<memspec::spec::Revision>)> = Vec::new();
+    let mut suite = None;
+    for revision in revisions {
+        let spec = match memspec::spec::Spec::load_from(&spec_source, revision) {
+            Ok(spec) => spec,
+            Err(e) => return fail(EXIT_USAGE, &e),
+        };
+        let (loaded, problems) = match memspec::suite::load::lint_from(&cases_source, &spec) {
+            Ok(linted) => linted,
+            Err(e) => return fail(EXIT_USAGE, &e),
+        };
+        for problem in problems {
+            let line = problem.to_string();
+            match found.iter_mut().find(|(l, _)| *l == line) {
+                Some((_, under)) => under.push(revision),
+                None => found.push((line, vec![revision])),
+            }
+        }
+        if revision == dirs.revision() || suite.is_none() {
+            suite = Some(loaded);
+        }
+    }
+    let problems: Vec<String> = found
+        .into_iter()
+        .map(|(line, under)| {
+            if under.len() == checked {
+                line
+            } else {
+                let under: Vec<&str> = under.iter().map(|r| r.id()).collect();
+                format!("{line} (under {})", under.join(", "))
+            }
+        })
+        .collect();
+    let suite = suite.unwrap_or_default();
     let mut text = String::new();
     let code = match action {
         CasesAction::Lint => {
@@ -412,9 +467,43 @@ pub(crate) fn cases(action: &CasesAction, dirs: &Dirs) -> ExitCode {
     }
 }
 
+pub(crate) fn spec_diff(
+    dirs: &Dirs,
+    from: memspec::spec::Revision,
+    to: memspec::spec::Revision,
+    json: bool,
+) -> ExitCode {
+    let (spec_source, cases_source) = dirs.resolve();
+    let mut loaded = Vec::new();
+    for revision in [from, to] {
+        match check::load(&spec_source, &cases_source, revision) {
+            Ok(l) => loaded.push(l),
+            Err(e) => return fail(EXIT_USAGE, &e),
+        }
+    }
+    let (old, new) = (&loaded[0], &loaded[1]);
+    let diff = memspec::spec::diff::diff(&old.spec, &new.spec, (&old.suite, &new.suite));
+    let text = if json {
+        let mut text = serde_json::to_string_pretty(&diff)
+            .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+        text.push('\n');
+        text
+    } else {
+        diff.render()
+    };
+    if let Err(e) = print_out(&text) {
+        return write_failed(&"the diff", &e);
+    }
+    if diff.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_NOT_CONFORMANT)
+    }
+}
+
 pub(crate) fn coverage(dirs: &Dirs) -> ExitCode {
     let (spec_source, cases_source) = dirs.resolve();
-    let loaded = match check::load(&spec_source, &cases_source) {
+    let loaded = match check::load(&spec_source, &cases_source, dirs.revision()) {
         Ok(loaded) => loaded,
         Err(e) => return fail(EXIT_USAGE, &e),
     };

@@ -27,6 +27,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use memspec::builtin::Source;
+use memspec::spec::Revision;
 
 use check::{CasesAction, CheckArgs, MatrixArgs, SpecAction, cases, coverage, matrix, run_check};
 use reference::call;
@@ -61,6 +62,9 @@ pub(crate) enum Command {
     Serve {
         /// Folder that /memories maps to (created if missing).
         memories: PathBuf,
+        /// The revision of the page to follow (it decides whether long views are cut).
+        #[arg(long, value_enum, default_value_t)]
+        revision: Revision,
     },
     /// Run one tool input against the reference backend and print the result.
     Call {
@@ -72,6 +76,9 @@ pub(crate) enum Command {
         /// Print the result as a protocol reply object instead of its text.
         #[arg(long)]
         json: bool,
+        /// The revision of the page to follow.
+        #[arg(long, value_enum, default_value_t)]
+        revision: Revision,
     },
     /// Work with the case files.
     Cases {
@@ -107,6 +114,10 @@ pub(crate) struct Dirs {
     /// Folder of spec files [default: ./spec in a memspec clone, else the built-in spec]
     #[arg(long, global = true)]
     pub(crate) spec: Option<PathBuf>,
+    /// The revision of the memory tool's page to judge by: `beta-2025` (the beta text, create
+    /// never overwrites) or `ga-2026` (the page users read today) [default: ga-2026]
+    #[arg(long, global = true, value_enum)]
+    pub(crate) revision: Option<Revision>,
 }
 
 impl Dirs {
@@ -117,6 +128,11 @@ impl Dirs {
             self.spec.clone().map_or(spec, Source::Dir),
             self.cases.clone().map_or(cases, Source::Dir),
         )
+    }
+
+    /// The revision to judge by: the one given, else the page users read today.
+    fn revision(&self) -> Revision {
+        self.revision.unwrap_or_default()
     }
 }
 
@@ -181,10 +197,10 @@ pub fn run() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Check(args) => run_check(&args),
-        Command::Serve { memories } => {
+        Command::Serve { memories, revision } => {
             let stdin = io::stdin().lock();
             let stdout = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
-            match memspec::serve::serve(&memories, stdin, stdout) {
+            match memspec::serve::serve_as(&memories, revision, stdin, stdout) {
                 Ok(()) => ExitCode::SUCCESS,
                 // The harness went away: nothing is left to answer.
                 Err(memspec::serve::ServeError::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
@@ -197,13 +213,18 @@ pub fn run() -> ExitCode {
             input,
             memories,
             json,
-        } => call(&input, &memories, json),
+            revision,
+        } => call(&input, &memories, json, revision),
         Command::Cases { action, dirs } => cases(&action, &dirs),
         Command::Matrix(args) => matrix(&args),
         Command::Spec {
             action: SpecAction::Coverage,
             dirs,
         } => coverage(&dirs),
+        Command::Spec {
+            action: SpecAction::Diff { from, to, json },
+            dirs,
+        } => check::spec_diff(&dirs, from, to, json),
         Command::Replay(args) => replay(&args),
         Command::Record(args) => record(&args),
     }

@@ -6,12 +6,17 @@ use std::process::ExitCode;
 
 use super::{EXIT_INTERNAL, EXIT_NOT_CONFORMANT, EXIT_USAGE, fail, write_failed};
 
-pub(crate) fn call(input: &str, memories: &std::path::Path, json: bool) -> ExitCode {
+pub(crate) fn call(
+    input: &str,
+    memories: &std::path::Path,
+    json: bool,
+    revision: memspec::spec::Revision,
+) -> ExitCode {
     let value: serde_json::Value = match serde_json::from_str(input) {
         Ok(value) => value,
         Err(e) => return fail(EXIT_USAGE, &format!("the input is not valid JSON: {e}")),
     };
-    let reference = match memspec::reference::Reference::open(memories) {
+    let reference = match memspec::reference::Reference::open_as(memories, revision) {
         Ok(reference) => reference,
         Err(e) => return fail(EXIT_INTERNAL, &e),
     };

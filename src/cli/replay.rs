@@ -47,6 +47,10 @@ pub(crate) struct ReplayArgs {
     /// Do not capture the mouse in the TUI (keeps the terminal's own text selection).
     #[arg(long)]
     pub(crate) no_mouse: bool,
+    /// The revision of the memory tool's page to judge by (`beta-2025` or `ga-2026`)
+    /// [default: a golden file's own revision, else ga-2026].
+    #[arg(long, value_enum)]
+    pub(crate) revision: Option<memspec::spec::Revision>,
     /// Per-call timeout in seconds.
     #[arg(long, default_value_t = 10.0)]
     pub(crate) timeout: f64,
@@ -71,6 +75,10 @@ pub(crate) struct RecordArgs {
     /// Read the inputs as this format instead of detecting it.
     #[arg(long, value_enum)]
     pub(crate) transcript_format: Option<memspec::transcript::Format>,
+    /// The revision of the memory tool's page to judge by (`beta-2025` or `ga-2026`)
+    /// [default: a golden file's own revision, else ga-2026].
+    #[arg(long, value_enum)]
+    pub(crate) revision: Option<memspec::spec::Revision>,
     /// Per-call timeout in seconds.
     #[arg(long, default_value_t = 10.0)]
     pub(crate) timeout: f64,
@@ -93,16 +101,36 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
         Ok(transcript) => transcript,
         Err(e) => return fail(EXIT_USAGE, &e),
     };
+    // A golden file is judged by the revision it was recorded under, unless told otherwise;
+    // told another one, `--check` would report every difference between the revisions.
+    let recorded = transcript.session.as_ref().and_then(|s| s.revision);
+    let revision = match (args.revision, recorded) {
+        (Some(given), Some(recorded)) if args.check && given != recorded => {
+            return fail(
+                EXIT_USAGE,
+                &format!(
+                    "{} was recorded under {recorded}; --check compares with it under that revision only (drop --revision, or record it again under {given})",
+                    args.transcript.display()
+                ),
+            );
+        }
+        (Some(given), _) => given,
+        (None, recorded) => recorded.unwrap_or_default(),
+    };
     // Rule sentences are a help, not a need: a replay runs without spec/.
-    let spec = memspec::spec::Spec::load_from(&memspec::builtin::default_sources().0).ok();
+    let spec =
+        memspec::spec::Spec::load_from(&memspec::builtin::default_sources().0, revision).ok();
     let options = ReplayOptions {
         backend: args
             .backend
             .as_deref()
-            .map_or(BackendSpec::Reference, |b| BackendSpec::command(b, None)),
+            .map_or(BackendSpec::Reference(revision), |b| {
+                BackendSpec::command(b, None)
+            }),
         seed: args.seed.clone(),
         timeout,
         check: args.check,
+        revision,
     };
     let bar = progress_bar();
     let replayed = replay::replay(transcript, &options, spec.as_ref(), &mut |done, total| {
@@ -172,11 +200,21 @@ pub(crate) fn record(args: &RecordArgs) -> ExitCode {
         Ok(transcript) => transcript,
         Err(e) => return fail(EXIT_USAGE, &e),
     };
+    let revision = args.revision.unwrap_or_default();
     let backend = args
         .backend
         .as_deref()
-        .map_or(BackendSpec::Reference, |b| BackendSpec::command(b, None));
-    let session = match record::record(&transcript, &backend, args.seed.as_deref(), timeout) {
+        .map_or(BackendSpec::Reference(revision), |b| {
+            BackendSpec::command(b, None)
+        });
+    let recorded = record::record(
+        &transcript,
+        &backend,
+        args.seed.as_deref(),
+        timeout,
+        revision,
+    );
+    let session = match recorded {
         Ok(session) => session,
         Err(e @ RecordError::Broke { .. }) => return fail(EXIT_BACKEND_BROKE, &e),
         Err(RecordError::Folder(e)) if e.is_usage() => return fail(EXIT_USAGE, &e),
@@ -186,7 +224,7 @@ pub(crate) fn record(args: &RecordArgs) -> ExitCode {
         return fail(EXIT_INTERNAL, &e);
     }
     say(&format!(
-        "recorded {} call(s) from {} to {}",
+        "recorded {} call(s) from {} to {} (under {revision})",
         session.steps.len(),
         session.header.backend,
         args.output.display()

@@ -555,11 +555,13 @@ mod tests {
         for revision in Revision::ALL {
             let spec = Spec::builtin(revision).expect("built-in spec");
             for said in every_message().into_iter().chain(every_notice()) {
+                // A rule of another revision only (the long-view notice is ga-2026's) is known.
+                let known = spec.get(said.rule.as_str()).is_some()
+                    || spec.elsewhere(said.rule.as_str()).is_some();
                 assert!(
-                    spec.get(said.rule.as_str()).is_some(),
+                    known,
                     "{:?} follows {}, which spec/ lacks under {revision}",
-                    said.text,
-                    said.rule
+                    said.text, said.rule
                 );
             }
         }

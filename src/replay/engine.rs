@@ -32,7 +32,7 @@ pub fn replay(
     let started = Instant::now();
     let backend_box = scratch::seeded(options.seed.as_deref())?;
     let reference_box = scratch::seeded(options.seed.as_deref())?;
-    let reference = Reference::open(reference_box.memories())?;
+    let reference = Reference::open_as(reference_box.memories(), options.revision)?;
     let on_folder = options.backend.runs_on_folder();
     // The backend under test, started again after it breaks (on the same folder, so a
     // filesystem backend keeps its state), until it has broken too often in a row.
@@ -72,7 +72,7 @@ pub fn replay(
         let backend_micros = call_started.elapsed().as_micros() as u64;
         let reference_answer = reference.answer(&call.input);
         let before = Arc::clone(&folders.reference);
-        let trusted = matches!(options.backend, BackendSpec::Reference);
+        let trusted = matches!(options.backend, BackendSpec::Reference(_));
         let reference_change = change_of(&call.input, Some(&reference_answer.result));
         // A backend under test is scanned whole after every call: changing what it should not
         // is exactly what is looked for. The in-process reference is the spec.
@@ -143,6 +143,7 @@ pub fn replay(
         backend: options.backend.label(),
         on_folder,
         check: options.check,
+        revision: options.revision,
         seed: options.seed.clone(),
         steps,
         elapsed: started.elapsed(),

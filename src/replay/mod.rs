@@ -24,6 +24,7 @@ pub use verdict::{Divergence, Kind, Pair, StepVerdict};
 
 use crate::backend::BackendSpec;
 use crate::protocol::ToolResult;
+use crate::spec::Revision;
 use crate::suite::grade::Outcome;
 use crate::transcript::Transcript;
 use tree::Tree;
@@ -39,6 +40,8 @@ pub struct ReplayOptions {
     pub timeout: Duration,
     /// Snapshot regression: only changes from the recorded results count.
     pub check: bool,
+    /// The revision of the page the reference follows and the steps are judged by.
+    pub revision: Revision,
 }
 
 /// What a backend said to one call.
@@ -121,6 +124,8 @@ pub struct Replay {
     pub on_folder: bool,
     /// Snapshot regression mode.
     pub check: bool,
+    /// The revision of the page it was judged by.
+    pub revision: Revision,
     /// The seed folder both memory folders started from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seed: Option<PathBuf>,

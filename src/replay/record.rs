@@ -7,6 +7,7 @@ use std::time::Duration;
 use super::scratch;
 use crate::backend::{BackendSpec, DEFAULT_STARTUP, Timeouts};
 use crate::exec;
+use crate::spec::Revision;
 use crate::transcript::Transcript;
 use crate::transcript::session::{self, Session, SessionHeader};
 
@@ -35,6 +36,7 @@ pub fn record(
     backend: &BackendSpec,
     seed: Option<&Path>,
     timeout: Duration,
+    revision: Revision,
 ) -> Result<Session, RecordError> {
     let sandbox = scratch::seeded(seed)?;
     let mut running = exec::Session::on(
@@ -65,6 +67,7 @@ pub fn record(
             backend: backend.label(),
             created: session::now_rfc3339(),
             seed: seed.map(|s| s.display().to_string()),
+            revision: Some(revision),
             amended: Vec::new(),
         },
         steps,

@@ -39,6 +39,7 @@ pub fn text(replay: &Replay, spec: Option<&Spec>, detail: Detail) -> String {
         transcript.calls.len(),
     );
     let _ = writeln!(out, "backend: {}", replay.backend);
+    let _ = writeln!(out, "judged by revision {}", replay.revision);
     let recorded_seed = transcript.session.as_ref().and_then(|h| h.seed.as_deref());
     if let (Some(seed), None) = (recorded_seed, &replay.seed) {
         let _ = writeln!(
@@ -186,6 +187,7 @@ struct JsonReport<'a> {
     transcript: &'a str,
     format: crate::transcript::Format,
     backend: &'a str,
+    revision: crate::spec::Revision,
     check: bool,
     conclusion: Conclusion,
     counts: std::collections::BTreeMap<Kind, usize>,
@@ -217,6 +219,7 @@ pub fn json(replay: &Replay) -> String {
         transcript: &replay.transcript.source,
         format: replay.transcript.format,
         backend: &replay.backend,
+        revision: replay.revision,
         check: replay.check,
         conclusion: replay.conclusion(),
         counts: replay.counts(),

@@ -12,7 +12,9 @@ use crate::suite::grade::{CaseResult, Outcome};
 pub fn json(report: &Report) -> String {
     let value = serde_json::json!({
         "memspec": env!("CARGO_PKG_VERSION"),
+        "revision": report.revision,
         "verdict": report.verdict(),
+        "choices": report.choices(),
         "accepted_by_baseline": report.accepted_breaks(),
         "lineages": report.lineages(),
         "root_causes": report.root_causes(),
@@ -28,7 +30,7 @@ pub fn json(report: &Report) -> String {
 /// The report as JUnit XML, one test case per case; failures and errors carry the diff,
 /// warnings and infos are passes with a system-out note, skips are skipped.
 pub fn junit(report: &Report) -> String {
-    let mut junit = JunitReport::new("memspec");
+    let mut junit = JunitReport::new(format!("memspec (judged by revision {})", report.revision));
     let mut suites: Vec<TestSuite> = Vec::new();
     for result in &report.results {
         let suite = match suites
@@ -37,7 +39,9 @@ pub fn junit(report: &Report) -> String {
         {
             Some(i) => &mut suites[i],
             None => {
-                suites.push(TestSuite::new(result.area.clone()));
+                let mut suite = TestSuite::new(result.area.clone());
+                suite.add_property(quick_junit::Property::new("revision", report.revision.id()));
+                suites.push(suite);
                 let last = suites.len() - 1;
                 &mut suites[last]
             }
@@ -118,7 +122,11 @@ fn details(report: &Report, result: &CaseResult) -> String {
 
 /// The report as TAP version 14.
 pub fn tap(report: &Report) -> String {
-    let mut out = format!("TAP version 14\n1..{}\n", report.results.len());
+    let mut out = format!(
+        "TAP version 14\n1..{}\n# judged by revision {}\n",
+        report.results.len(),
+        report.revision
+    );
     for (i, result) in report.results.iter().enumerate() {
         let n = i + 1;
         let ok =
@@ -195,10 +203,14 @@ pub fn markdown(report: &Report) -> String {
     };
     let _ = writeln!(
         out,
-        "**{verdict}** — backend `{}`, {} cases\n",
+        "**{verdict}** — backend `{}`, {} cases, judged by revision `{}`\n",
         report.backend,
-        report.results.len()
+        report.results.len(),
+        report.revision
     );
+    for choice in report.choices() {
+        let _ = writeln!(out, "Choice (INFO): {}\n", choice.line());
+    }
     out.push_str("| outcome | cases |\n|---|---|\n");
     for (outcome, n) in report.counts() {
         let _ = writeln!(out, "| {} | {n} |", outcome.as_str());

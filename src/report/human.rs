@@ -244,13 +244,17 @@ fn summary(out: &mut String, report: &Report) {
     let timing = report.timing();
     let _ = writeln!(
         out,
-        "{} cases ({} hostile) against {} in {:.2} s{}",
+        "{} cases ({} hostile) against {} in {:.2} s, judged by revision {}{}",
         report.results.len(),
         hostile,
         report.backend,
         report.elapsed.as_secs_f64(),
+        report.revision,
         if report.strict { ", strict" } else { "" }
     );
+    for choice in report.choices() {
+        let _ = writeln!(out, "choice (INFO): {}", choice.line());
+    }
     // Start-up time is per case, so with parallel workers its sum can exceed the whole run.
     let summed = if report.workers > 1 {
         format!(" (summed over {} workers)", report.workers)

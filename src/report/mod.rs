@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::spec::Spec;
+use crate::spec::{Revision, Spec};
 use crate::suite::grade::{CaseResult, Outcome};
 
 /// Everything a report shows.
@@ -17,6 +17,8 @@ use crate::suite::grade::{CaseResult, Outcome};
 pub struct Report {
     /// The backend, as named on the command line.
     pub backend: String,
+    /// The revision of the page the run was judged by.
+    pub revision: Revision,
     /// Arguments that select the same backend and suite again, for the rerun command.
     pub repro_args: Vec<String>,
     /// Whether SHOULD misses failed.
@@ -44,7 +46,61 @@ pub enum Verdict {
     BackendBroke,
 }
 
+/// Where the revision allows two outcomes of a step, which one the backend took over the run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChoiceSummary {
+    /// The rule that allows the other outcome (`create.may-overwrite`).
+    pub rule: crate::spec::RuleId,
+    /// The other outcome's name (`overwrites`).
+    pub choice: String,
+    /// Steps on which the backend took it.
+    pub taken: usize,
+    /// Steps on which it could have.
+    pub offered: usize,
+}
+
+impl ChoiceSummary {
+    /// Whether the backend went both ways: the page allows either, but a backend that sometimes
+    /// overwrites and sometimes refuses cannot be relied on by Claude.
+    pub fn mixed(&self) -> bool {
+        self.taken > 0 && self.taken < self.offered
+    }
+
+    /// One line: `create.may-overwrite: overwrites (8 of 8 steps)`.
+    pub fn line(&self) -> String {
+        let how = if self.taken == 0 {
+            format!("the expected outcome, never `{}`", self.choice)
+        } else if self.mixed() {
+            format!("`{}` only sometimes: choose one way", self.choice)
+        } else {
+            format!("`{}`", self.choice)
+        };
+        format!(
+            "{}: {how} ({} of {} steps)",
+            self.rule, self.taken, self.offered
+        )
+    }
+}
+
 impl Report {
+    /// Per rule that allows another outcome, which one the backend took (INFO).
+    pub fn choices(&self) -> Vec<ChoiceSummary> {
+        let mut by_rule: BTreeMap<(&str, &str), ChoiceSummary> = BTreeMap::new();
+        for choice in self.results.iter().flat_map(|r| &r.choices) {
+            let entry = by_rule
+                .entry((choice.rule.as_str(), choice.choice.as_str()))
+                .or_insert_with(|| ChoiceSummary {
+                    rule: choice.rule.clone(),
+                    choice: choice.choice.clone(),
+                    taken: 0,
+                    offered: 0,
+                });
+            entry.offered += 1;
+            entry.taken += usize::from(choice.taken);
+        }
+        by_rule.into_values().collect()
+    }
+
     /// The rules broken by findings that follow no other, heaviest first.
     pub fn root_causes(&self) -> Vec<crate::suite::cascade::RootCause> {
         crate::suite::cascade::root_causes(&self.results)

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::grade::{CaseResult, Outcome};
 use super::load::Suite;
+use crate::spec::Revision;
 
 /// A baseline file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,8 +23,16 @@ pub struct Baseline {
     /// Which backend (and version) this describes.
     #[serde(default)]
     pub backend: String,
+    /// The revision of the page the outcomes were judged by; a baseline from before revisions
+    /// existed was judged by the beta text.
+    #[serde(default = "beta")]
+    pub revision: Revision,
     /// The accepted deviations.
     pub accepted: Vec<Entry>,
+}
+
+fn beta() -> Revision {
+    Revision::Beta2025
 }
 
 /// One accepted deviation.
@@ -49,6 +58,19 @@ pub enum BaselineError {
         /// What the operating system said.
         source: std::io::Error,
     },
+    /// The baseline was recorded under another revision of the page: its outcomes mean nothing
+    /// under this one.
+    #[error(
+        "the baseline {path} was recorded under {recorded} and this run judges by {judged}; pass --revision {recorded}, or record a baseline for {judged} with --write-baseline"
+    )]
+    Revision {
+        /// The file.
+        path: PathBuf,
+        /// The revision it records.
+        recorded: Revision,
+        /// The revision of the run.
+        judged: Revision,
+    },
     /// The file is not a baseline.
     #[error("{path} is not a valid baseline: {message}")]
     Invalid {
@@ -60,6 +82,20 @@ pub enum BaselineError {
 }
 
 impl Baseline {
+    /// Reads a baseline file for a run judged by `revision`, refusing one recorded under
+    /// another revision.
+    pub fn read_for(path: &Path, revision: Revision) -> Result<Baseline, BaselineError> {
+        let baseline = Baseline::read(path)?;
+        if baseline.revision != revision {
+            return Err(BaselineError::Revision {
+                path: path.to_path_buf(),
+                recorded: baseline.revision,
+                judged: revision,
+            });
+        }
+        Ok(baseline)
+    }
+
     /// Reads and validates a baseline file.
     pub fn read(path: &Path) -> Result<Baseline, BaselineError> {
         let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Io {
@@ -110,7 +146,7 @@ impl Baseline {
 
     /// A baseline accepting every non-passing, non-skipped outcome of a run. Reasons are drawn
     /// from the findings; edit them to say why each deviation is acceptable.
-    pub fn from_results(backend: &str, results: &[CaseResult]) -> Baseline {
+    pub fn from_results(backend: &str, revision: Revision, results: &[CaseResult]) -> Baseline {
         let accepted = results
             .iter()
             .filter(|r| !matches!(r.outcome, Outcome::Pass | Outcome::Skip))
@@ -123,6 +159,7 @@ impl Baseline {
         Baseline {
             schema: 1,
             backend: backend.to_string(),
+            revision,
             accepted,
         }
     }

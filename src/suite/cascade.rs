@@ -181,6 +181,7 @@ mod tests {
             duration: Default::default(),
             start_time: Default::default(),
             baselined: None,
+            choices: Vec::new(),
         }
     }
 

@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::spec::Revision;
+
 /// One `cases/<area>.json` file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -35,6 +37,10 @@ pub struct Case {
     /// Ids of the rules in `spec/` it checks; the first is the rule of every check that names
     /// none itself. A check's level is its rule's: levels live in `spec/` only.
     pub rules: Vec<String>,
+    /// The revisions of the page the case applies to (default: every revision); a case of
+    /// something only one revision says is not run under the other.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revisions: Vec<Revision>,
     /// Whether the case is an attack (counted separately; confinement checks are always run).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hostile: bool,
@@ -249,6 +255,29 @@ pub struct Step {
     /// Substrings the text must not contain (MUST): leaked host paths, outside content.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub must_not_contain: Vec<String>,
+    /// Another outcome that a revision allows (GA: `create` may overwrite an existing file).
+    #[serde(default, rename = "or", skip_serializing_if = "Option::is_none")]
+    pub alternative: Option<Alternative>,
+}
+
+/// Another outcome of a step that a revision of the page allows besides the expected one.
+///
+/// It applies only under revisions in which its `rule` holds. A backend whose answer has the
+/// alternative's `is_error` has chosen it: the step's text is not checked (the page gives no words
+/// for it), the alternative's effects replace the case's effects on the same paths, and the report
+/// says which choice the backend made (INFO).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Alternative {
+    /// The rule that allows it (`create.may-overwrite`).
+    pub rule: String,
+    /// The choice's name, as the report shows it (`overwrites`).
+    pub choice: String,
+    /// The `is_error` flag of an answer that takes this choice.
+    pub is_error: bool,
+    /// What holds afterwards instead of the case's effects on these paths.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<Effect>,
 }
 
 /// How a step's text is matched.

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::load::Suite;
+use super::load::{LoadedCase, Suite};
 use crate::spec::{Rule, Spec};
 
 /// One rule and the cases that name it.
@@ -22,11 +22,27 @@ pub fn coverage<'a>(spec: &'a Spec, suite: &'a Suite) -> Vec<RuleCoverage<'a>> {
             cases: suite
                 .cases
                 .iter()
-                .filter(|c| c.case.rules.iter().any(|r| rule.id == r.as_str()))
+                .filter(|c| named_rules(c).any(|r| spec.id(r).is_some_and(|id| id == rule.id)))
                 .map(|c| c.case.id.as_str())
                 .collect(),
         })
         .collect()
+}
+
+/// Every rule id a case names: its `rules`, its checks' own rules and the rules that allow its
+/// steps' alternatives. A rule of another revision counts as the rule it is graded as here.
+pub fn named_rules(case: &LoadedCase) -> impl Iterator<Item = &str> {
+    let case = &case.case;
+    case.rules
+        .iter()
+        .chain(case.steps.iter().flat_map(|s| {
+            [s.is_error_rule.as_ref(), s.text_rule.as_ref()]
+                .into_iter()
+                .flatten()
+                .chain(s.alternative.as_ref().map(|a| &a.rule))
+        }))
+        .chain(case.effects.iter().filter_map(|e| e.rule.as_ref()))
+        .map(String::as_str)
 }
 
 /// The matrix as text: level, rule id, number of cases, a few case ids; uncovered rules marked.

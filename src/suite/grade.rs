@@ -204,6 +204,25 @@ pub struct CaseResult {
     /// Set when the outcome is accepted by a baseline entry.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baselined: Option<String>,
+    /// The steps on which the revision allows another outcome besides the expected one, and
+    /// whether the backend took it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<Choice>,
+}
+
+/// A step on which the revision allows an outcome besides the expected one (GA: `create` may
+/// overwrite an existing file), and whether the backend took it. Reported (INFO), never a
+/// finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Choice {
+    /// The rule that allows it.
+    pub rule: RuleId,
+    /// The step (0-based).
+    pub step: usize,
+    /// The other outcome's name (`overwrites`).
+    pub choice: String,
+    /// Whether the backend took it rather than the expected outcome.
+    pub taken: bool,
 }
 
 impl CaseResult {

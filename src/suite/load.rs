@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::case::{Case, Level, Matcher, TextExpectation, command_rule, expand_generated};
+use super::case::{
+    Alternative, Case, Effect, Level, Matcher, TextExpectation, command_rule, expand_generated,
+};
 use super::matcher;
 use crate::builtin::{self, Source};
 use crate::spec::{RuleId, Spec, known};
@@ -31,6 +33,8 @@ pub struct LoadedCase {
     pub effects: Vec<Graded>,
     /// Per setup call, the rule under which it must succeed.
     pub setup: Vec<Graded>,
+    /// Per step, the other outcome this revision allows, if any (see [`Alternative`]).
+    pub alternatives: Vec<Option<Allowed>>,
     /// The checks every case makes: confinement (canaries, outside changes, canary content in
     /// an output, the sandbox) and host paths in an output.
     pub always: Always,
@@ -62,6 +66,19 @@ impl Graded {
             rule,
         }
     }
+}
+
+/// Another outcome of a step that the revision being judged allows, with its rules graded.
+#[derive(Debug, Clone)]
+pub struct Allowed {
+    /// The rule that allows it; its effects are graded under it.
+    pub rule: Graded,
+    /// The choice's name (`overwrites`).
+    pub choice: String,
+    /// The `is_error` of an answer that takes it.
+    pub is_error: bool,
+    /// What holds afterwards instead of the case's effects on the same paths.
+    pub effects: Vec<Effect>,
 }
 
 /// The rules of one step's checks.
@@ -253,6 +270,11 @@ pub fn lint_files(files: &[(String, String)], spec: &Spec) -> (Suite, Vec<LintPr
             if let Some(other) = seen.insert(case.id.clone(), file.clone()) {
                 problem(format!("duplicate id: also defined in {other}"));
             }
+            // A case of what only another revision says is not this revision's suite; `cases
+            // lint` lints every revision.
+            if !case.revisions.is_empty() && !case.revisions.contains(&spec.revision()) {
+                continue;
+            }
             for message in check_case(&case, &parsed.area, spec) {
                 problem(message);
             }
@@ -270,6 +292,7 @@ pub fn lint_files(files: &[(String, String)], spec: &Spec) -> (Suite, Vec<LintPr
                         steps: resolved.steps,
                         effects: resolved.effects,
                         setup: resolved.setup,
+                        alternatives: resolved.alternatives,
                         always: Always {
                             confinement: Graded::of(known::CONFINEMENT, spec),
                             host_paths: Graded::of(known::NO_HOST_PATHS, spec),
@@ -322,6 +345,7 @@ struct Resolved {
     main: Graded,
     steps: Vec<StepRules>,
     effects: Vec<Graded>,
+    alternatives: Vec<Option<Allowed>>,
 }
 
 /// The rule and level of every check of `case`. An unknown rule id named by a check is an
@@ -370,6 +394,11 @@ fn resolve(case: &Case, spec: &Spec) -> Result<Resolved, Option<String>> {
         .iter()
         .map(|effect| graded(effect.rule.as_ref()))
         .collect::<Result<Vec<_>, _>>()?;
+    let alternatives = case
+        .steps
+        .iter()
+        .map(|step| allowed(step.alternative.as_ref(), spec))
+        .collect::<Result<Vec<_>, _>>()?;
     // What the case can fail at: the highest level among the checks it makes.
     let level = case
         .steps
@@ -392,7 +421,40 @@ fn resolve(case: &Case, spec: &Spec) -> Result<Resolved, Option<String>> {
         main,
         steps,
         effects,
+        alternatives,
     })
+}
+
+/// A step's alternative as this revision has it: `None` where its rule does not hold here (the
+/// beta page allows no overwriting `create`). Its effects are graded under its rule.
+fn allowed(
+    alternative: Option<&Alternative>,
+    spec: &Spec,
+) -> Result<Option<Allowed>, Option<String>> {
+    let Some(alternative) = alternative else {
+        return Ok(None);
+    };
+    if spec.elsewhere(&alternative.rule).is_some() {
+        return Ok(None);
+    }
+    let rule = spec.get(&alternative.rule).ok_or_else(|| {
+        Some(format!(
+            "the step's `or` names `{}`, which is not a rule of spec/rules.json",
+            alternative.rule
+        ))
+    })?;
+    if let Some(effect) = alternative.effects.iter().find(|e| e.rule.is_some()) {
+        return Err(Some(format!(
+            "the effect on {} of an `or` names a rule; an alternative's effects are graded under its own rule",
+            effect.path
+        )));
+    }
+    Ok(Some(Allowed {
+        rule: Graded::of(rule.id.clone(), spec),
+        choice: alternative.choice.clone(),
+        is_error: alternative.is_error,
+        effects: alternative.effects.clone(),
+    }))
 }
 
 fn check_case(case: &Case, area: &str, spec: &Spec) -> Vec<String> {
@@ -419,11 +481,16 @@ fn check_case(case: &Case, area: &str, spec: &Spec) -> Vec<String> {
         problems.push("no rules: name at least one rule id from spec/".into());
     }
     for rule in &case.rules {
-        if spec.get(rule).is_none() {
-            problems.push(format!(
-                "unknown rule id `{rule}` (see spec/rules.json and spec/decisions.json)"
-            ));
+        if spec.id(rule).is_some() {
+            continue;
         }
+        problems.push(match spec.elsewhere(rule) {
+            Some(why) => format!(
+                "rule `{rule}` does not hold under {} ({why}); give the case `revisions` without it",
+                spec.revision()
+            ),
+            None => format!("unknown rule id `{rule}` (see spec/rules.json and spec/decisions.json)"),
+        });
     }
     if case.steps.is_empty() {
         problems.push("no steps".into());

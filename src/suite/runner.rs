@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::case::{EffectKind, Level, Step, TextExpectation};
-use super::grade::{CallRecord, CaseResult, Check, Finding, Outcome, Phase};
+use super::case::{Effect, EffectKind, Level, Step, TextExpectation};
+use super::grade::{CallRecord, CaseResult, Check, Choice, Finding, Outcome, Phase};
 use super::load::{Graded, LoadedCase, Suite};
 use super::{matcher, witness};
 use crate::backend::{BackendSpec, Timeouts};
@@ -363,6 +363,7 @@ pub fn run_case_in(
         duration: Duration::ZERO,
         start_time: Duration::ZERO,
         baselined: None,
+        choices: Vec::new(),
     };
     if !case.fixtures.is_empty() && !backend.runs_on_folder() {
         result.outcome = Outcome::Skip;
@@ -585,25 +586,45 @@ fn run_calls(
         }
     }
     verify_setup(loaded, session, on_folder, result)?;
+    let mut effects: Vec<(&Effect, &Graded)> =
+        loaded.case.effects.iter().zip(&loaded.effects).collect();
     for (i, step) in loaded.case.steps.iter().enumerate() {
         let input = expand_input(&step.input, session.sandbox());
         let answer = call(session, Phase::Step, &input, result)?;
         let leaks = session.check_answer(&input, &answer, Some(i), &loaded.always);
         result.findings.extend(leaks);
-        check_step(loaded, session.sandbox(), step, i, &answer, result)?;
+        let allowed = loaded.alternatives.get(i).and_then(Option::as_ref);
+        if let Some(allowed) = allowed {
+            result.choices.push(Choice {
+                rule: allowed.rule.rule.clone(),
+                step: i,
+                choice: allowed.choice.clone(),
+                taken: answer.is_error == allowed.is_error,
+            });
+        }
+        match allowed {
+            Some(allowed) if answer.is_error == allowed.is_error => {
+                // The backend took the other outcome this revision allows: the expected flag and
+                // words do not apply, and what it leaves behind is the alternative's.
+                forbidden_content(loaded, session.sandbox(), step, i, &answer, result);
+                effects.retain(|(e, _)| !allowed.effects.iter().any(|a| a.path == e.path));
+                effects.extend(allowed.effects.iter().map(|e| (e, &allowed.rule)));
+            }
+            _ => check_step(loaded, session.sandbox(), step, i, &answer, result)?,
+        }
     }
-    check_effects(loaded, session, on_folder, result)
+    check_effects(&effects, session, on_folder, result)
 }
 
 /// Effects are facts: on a folder the bytes are read, and every backend is also asked with its
 /// own `view` (the only witness for a store that is not a folder; a second one for a folder).
 fn check_effects(
-    loaded: &LoadedCase,
+    effects: &[(&Effect, &Graded)],
     session: &mut Session,
     on_folder: bool,
     result: &mut CaseResult,
 ) -> Result<(), Fault> {
-    for (effect, graded) in loaded.case.effects.iter().zip(&loaded.effects) {
+    for &(effect, graded) in effects {
         let on_disk = if on_folder {
             session
                 .sandbox()
@@ -801,23 +822,7 @@ fn check_step(
             follows: None,
         });
     }
-    for forbidden in &step.must_not_contain {
-        let forbidden = forbidden.replace("{{base}}", &sandbox.base().to_string_lossy());
-        if answer.text.contains(forbidden.as_str()) {
-            result.findings.push(Finding {
-                check: Check::MustNotContain,
-                level: rules.must_not_contain.level,
-                rule: rules.must_not_contain.rule.clone(),
-                step: Some(index),
-                message: format!("the output must not contain {forbidden:?}"),
-                expected: None,
-                actual: Some(answer.text.clone()),
-                dialect: None,
-                expected_shown: None,
-                follows: None,
-            });
-        }
-    }
+    forbidden_content(loaded, sandbox, step, index, answer, result);
     let Some(expected) = &step.text else {
         return Ok(());
     };
@@ -841,6 +846,35 @@ fn check_step(
         follows: None,
     });
     Ok(())
+}
+
+/// The step's `must_not_contain`: what no answer may show, whatever outcome it took.
+fn forbidden_content(
+    loaded: &LoadedCase,
+    sandbox: &Sandbox,
+    step: &Step,
+    index: usize,
+    answer: &ToolResult,
+    result: &mut CaseResult,
+) {
+    let rules = &loaded.steps[index];
+    for forbidden in &step.must_not_contain {
+        let forbidden = forbidden.replace("{{base}}", &sandbox.base().to_string_lossy());
+        if answer.text.contains(forbidden.as_str()) {
+            result.findings.push(Finding {
+                check: Check::MustNotContain,
+                level: rules.must_not_contain.level,
+                rule: rules.must_not_contain.rule.clone(),
+                step: Some(index),
+                message: format!("the output must not contain {forbidden:?}"),
+                expected: None,
+                actual: Some(answer.text.clone()),
+                dialect: None,
+                expected_shown: None,
+                follows: None,
+            });
+        }
+    }
 }
 
 /// Names the dialect `actual` is written in: one of the step's own, or a plain `Error: `

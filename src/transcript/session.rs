@@ -21,6 +21,7 @@ use serde_json::Value;
 use super::jsonl::lines;
 use super::{Context, MEMORY_TOOL, ToolCall, TranscriptError};
 use crate::protocol::ToolResult;
+use crate::spec::Revision;
 
 /// The session format version this module reads and writes.
 pub const VERSION: u64 = 1;
@@ -42,6 +43,10 @@ pub struct SessionHeader {
     /// The seed folder the sandbox was filled from, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<String>,
+    /// The revision of the page the session was recorded under (sessions from before revisions
+    /// existed have none): `replay --check` judges by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<Revision>,
     /// Reviews that accepted another backend's answers into the session, oldest first: the
     /// steps named there no longer come from `backend`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

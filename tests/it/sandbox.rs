@@ -302,8 +302,11 @@ fn a_session_resets_checks_confinement_and_removes_its_sandbox() {
     use serde_json::json;
 
     let rules = confinement_rules();
-    let mut session =
-        Session::start(&BackendSpec::Reference, timeouts()).unwrap_or_else(|e| panic!("{e}"));
+    let mut session = Session::start(
+        &BackendSpec::Reference(memspec::spec::Revision::Ga2026),
+        timeouts(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let base = session.sandbox().base().to_path_buf();
     let create = json!({"command": "create", "path": "/memories/a.md", "file_text": "a\n"});
     let answer = session.call(&create).unwrap_or_else(|e| panic!("{e}"));

@@ -12,7 +12,8 @@ fn repo() -> PathBuf {
 }
 
 fn spec() -> Spec {
-    Spec::load(&repo().join("spec")).unwrap_or_else(|e| panic!("{e}"))
+    Spec::load(&repo().join("spec"), memspec::spec::Revision::Ga2026)
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]
@@ -66,7 +67,7 @@ fn the_built_in_suite_is_every_case_file_of_the_repository() {
         .map(|(name, _)| *name)
         .collect();
     assert_eq!(built_in, on_disk, "update src/builtin.rs");
-    let spec = Spec::builtin().unwrap_or_else(|e| panic!("{e}"));
+    let spec = Spec::builtin(memspec::spec::Revision::Ga2026).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(spec.rules().count(), self::spec().rules().count());
     let source = memspec::builtin::Source::Builtin;
     let built_in = load::load_from(&source, &spec).unwrap_or_else(|e| panic!("{e}"));

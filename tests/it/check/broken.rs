@@ -248,7 +248,7 @@ fn phantom_final_line_informs() {
 // --- MUST: semantics and safety fail ---------------------------------------------------------
 
 #[test]
-fn create_overwriting_fails() {
+fn create_overwriting_fails_under_the_beta_page() {
     let run = expect(
         "create_overwrites",
         From::Suite,
@@ -257,11 +257,34 @@ fn create_overwriting_fails() {
             ("create.new-file", "pass"),
         ],
         NOT_CONFORMANT,
-        &[],
+        &["--revision", "beta-2025"],
     );
     let result = run.result("create.exists-is-error");
     assert!(has(&result, "effect:MUST"), "{result}");
     assert!(has(&result, "is_error:MUST"), "{result}");
+}
+
+/// GA allows a create onto an existing file to overwrite it, never to replace a folder: this
+/// backend deletes whatever is in the way, so it passes the first and fails the second.
+#[test]
+fn create_overwriting_a_file_passes_under_ga_but_replacing_a_folder_fails() {
+    let run = expect(
+        "create_overwrites",
+        From::Suite,
+        &[
+            ("create.exists-is-error", "pass"),
+            ("create.onto-folder", "fail"),
+        ],
+        NOT_CONFORMANT,
+        &["--revision", "ga-2026"],
+    );
+    let passed = run.result("create.exists-is-error");
+    assert_eq!(
+        passed["choices"][0]["taken"], true,
+        "the overwrite is recorded as the backend's choice: {passed}"
+    );
+    let failed = run.result("create.onto-folder");
+    assert!(has(&failed, "effect:MUST"), "{failed}");
 }
 
 #[test]

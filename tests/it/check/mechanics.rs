@@ -260,7 +260,7 @@ fn baseline(dir: &TempDir, entries: &[(&str, &str, &str)]) -> std::path::PathBuf
         .collect();
     let path = dir.path().join("baseline.json");
     let text = serde_json::to_string_pretty(
-        &json!({"schema": 1, "backend": "test", "accepted": accepted}),
+        &json!({"schema": 1, "backend": "test", "revision": "ga-2026", "accepted": accepted}),
     )
     .expect("baseline json");
     std::fs::write(&path, text).expect("write baseline");
@@ -357,6 +357,48 @@ fn an_unlisted_deviation_fails_a_run_with_a_baseline() {
         &[("basics.view-missing", "fail", "known")],
         "basics.create-success",
         "`basics.create-success` gave `warn`",
+    );
+}
+
+/// A baseline's outcomes were judged by one revision of the page; under another one they mean
+/// something else, so it is refused before the run, naming both and the way out.
+#[test]
+fn a_baseline_of_another_revision_is_a_usage_error() {
+    let dir = tempdir();
+    let path = baseline(&dir, &[("basics.create-success", "warn", "old wording")]);
+    let run = check(
+        None,
+        Some(&fixtures()),
+        &["basics.create-success"],
+        &[
+            "--baseline",
+            path.to_str().expect("utf-8 path"),
+            "--revision",
+            "beta-2025",
+        ],
+    );
+    assert_eq!(run.code, 2, "{}", run.describe());
+    assert!(
+        run.stderr
+            .contains("was recorded under ga-2026 and this run judges by beta-2025"),
+        "{}",
+        run.stderr
+    );
+    // A baseline from before revisions has none: it was judged by the beta text.
+    let old = dir.path().join("old.json");
+    let text = json!({"schema": 1, "backend": "test", "accepted": []}).to_string();
+    std::fs::write(&old, text).expect("write baseline");
+    let run = check(
+        None,
+        Some(&fixtures()),
+        &["basics.create-success"],
+        &["--baseline", old.to_str().expect("utf-8 path")],
+    );
+    assert_eq!(run.code, 2, "{}", run.describe());
+    assert!(
+        run.stderr.contains("recorded under beta-2025"),
+        "{}",
+        run.stderr
     );
 }
 

@@ -50,10 +50,10 @@ fn ranges(notice: &str) -> Vec<(i64, i64)> {
         let Some((inside, _)) = part.split_once(']') else {
             continue;
         };
-        if let Some((a, b)) = inside.split_once(", ") {
-            if let (Ok(a), Ok(b)) = (a.parse(), b.parse()) {
-                found.push((a, b));
-            }
+        if let Some((a, b)) = inside.split_once(", ")
+            && let (Ok(a), Ok(b)) = (a.parse(), b.parse())
+        {
+            found.push((a, b));
         }
     }
     found

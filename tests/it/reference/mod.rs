@@ -33,6 +33,11 @@ pub struct Sandbox {
 
 impl Sandbox {
     pub fn new() -> Sandbox {
+        Sandbox::as_of(memspec::spec::Revision::Ga2026)
+    }
+
+    /// A sandbox whose reference follows `revision` (the beta page never cuts long views).
+    pub fn as_of(revision: memspec::spec::Revision) -> Sandbox {
         let tmp = tempfile::Builder::new()
             .prefix("memspec-it-")
             .tempdir()
@@ -40,7 +45,7 @@ impl Sandbox {
         let base = tmp.path().canonicalize().expect("canonical tempdir");
         let mem = base.join("memories");
         std::fs::create_dir(&mem).expect("memories folder");
-        let reference = Reference::open(&mem).expect("open reference");
+        let reference = Reference::open_as(&mem, revision).expect("open reference");
         Sandbox {
             _tmp: tmp,
             base,

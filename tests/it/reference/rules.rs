@@ -158,7 +158,7 @@ fn successes_follow_the_rule_of_their_format() {
 /// Every rule named above, and any the reference says, is one the built-in spec has.
 #[test]
 fn the_rules_said_are_in_the_built_in_spec() {
-    let spec = Spec::builtin().expect("built-in spec");
+    let spec = Spec::builtin(memspec::spec::Revision::Ga2026).expect("built-in spec");
     let sb = Sandbox::new();
     sb.write("notes.txt", "one\n");
     sb.fifo("pipe");

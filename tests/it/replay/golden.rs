@@ -172,10 +172,11 @@ fn review_accepts_changes_into_the_golden_file() {
     std::fs::copy(root().join(fixture("golden-tidy.jsonl")), &golden)
         .unwrap_or_else(|e| panic!("{e}"));
     let options = ReplayOptions {
-        backend: BackendSpec::Reference,
+        backend: BackendSpec::Reference(memspec::spec::Revision::Ga2026),
         seed: None,
         timeout: std::time::Duration::from_secs(10),
         check: false,
+        revision: memspec::spec::Revision::Ga2026,
     };
     let open = || {
         let transcript = transcript::read(&golden, None).unwrap_or_else(|e| panic!("{e}"));
@@ -244,10 +245,11 @@ fn rejecting_keeps_the_golden_file_untouched() {
     let before = std::fs::read(&golden).unwrap_or_default();
     let transcript = transcript::read(&golden, None).unwrap_or_else(|e| panic!("{e}"));
     let options = ReplayOptions {
-        backend: BackendSpec::Reference,
+        backend: BackendSpec::Reference(memspec::spec::Revision::Ga2026),
         seed: None,
         timeout: std::time::Duration::from_secs(10),
         check: false,
+        revision: memspec::spec::Revision::Ga2026,
     };
     let replayed = replay::replay(transcript, &options, Some(&spec()), &mut |_, _| {})
         .unwrap_or_else(|e| panic!("{e}"));

@@ -44,7 +44,8 @@ pub fn read(name: &str) -> Transcript {
 
 /// The spec's rules.
 pub fn spec() -> Spec {
-    Spec::load(&root().join("spec")).unwrap_or_else(|e| panic!("{e}"))
+    Spec::load(&root().join("spec"), memspec::spec::Revision::Ga2026)
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The proxy backend in `mode` (`expandtabs`, `crash-delete`, `same`).
@@ -63,6 +64,7 @@ pub fn replay_with(name: &str, backend: BackendSpec, check: bool) -> Replay {
         seed: None,
         timeout: Duration::from_secs(10),
         check,
+        revision: memspec::spec::Revision::Ga2026,
     };
     replay::replay(read(name), &options, Some(&spec()), &mut |_, _| {})
         .unwrap_or_else(|e| panic!("{e}"))
@@ -70,7 +72,11 @@ pub fn replay_with(name: &str, backend: BackendSpec, check: bool) -> Replay {
 
 /// Replays a fixture against the reference.
 pub fn replay(name: &str) -> Replay {
-    replay_with(name, BackendSpec::Reference, false)
+    replay_with(
+        name,
+        BackendSpec::Reference(memspec::spec::Revision::Ga2026),
+        false,
+    )
 }
 
 /// A `memspec` command run from the root.

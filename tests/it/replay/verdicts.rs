@@ -140,6 +140,7 @@ fn replay_file(
         seed: seed.map(std::path::Path::to_path_buf),
         timeout: std::time::Duration::from_secs(10),
         check: false,
+        revision: memspec::spec::Revision::Ga2026,
     };
     let transcript = transcript::read(file.path(), None).unwrap_or_else(|e| panic!("{e}"));
     replay::replay(transcript, &options, Some(&spec()), &mut |_, _| {})
@@ -274,7 +275,11 @@ fn both_folders_start_from_the_seed_which_is_never_changed() {
         r#"{"command": "view", "path": "/memories/notes/tea.md"}"#,
         r#"{"command": "delete", "path": "/memories/notes"}"#,
     ]);
-    let replayed = replay_file(&file, BackendSpec::Reference, Some(seed.path()));
+    let replayed = replay_file(
+        &file,
+        BackendSpec::Reference(memspec::spec::Revision::Ga2026),
+        Some(seed.path()),
+    );
     let first = replayed.steps[0]
         .backend
         .as_ref()

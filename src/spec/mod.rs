@@ -11,6 +11,10 @@ use serde::{Deserialize, Serialize};
 use crate::builtin::{self, Source};
 use crate::suite::case::Level;
 
+pub mod diff;
+mod revision;
+pub use revision::{Revision, UnknownRevision};
+
 /// The id of a rule of `spec/` (`create.no-overwrite`, `decide.final-newline`).
 ///
 /// Made only by [`Spec::id`], which knows the id, or as one of the [`known`] ids the code itself
@@ -145,6 +149,10 @@ pub mod known {
     pub const IO_FAILURE: RuleId = RuleId::known("decide.io-failure");
     /// Input that is not a valid command.
     pub const MALFORMED_INPUT: RuleId = RuleId::known("decide.malformed-input");
+    /// A view of a long file cut at 16,000 characters, with the notice naming the next range.
+    pub const LONG_VIEWS: RuleId = RuleId::known("decide.long-views");
+    /// A view of a PNG or JPEG file: an image block.
+    pub const IMAGE_VIEW: RuleId = RuleId::known("decide.image-view");
 
     // ---- Rules replay names for a difference from the reference's answer.
 
@@ -243,6 +251,8 @@ pub mod known {
         RENAME_PARENTS,
         IO_FAILURE,
         MALFORMED_INPUT,
+        LONG_VIEWS,
+        IMAGE_VIEW,
         RECOMMENDED_STRINGS,
         VIEW_DIR_CONTENTS,
         VIEW_DIR_ENTRY_LINE,
@@ -272,7 +282,8 @@ pub mod known {
     ];
 }
 
-/// A rule: a sentence of the spec (MUST / SHOULD) or a decision of the reference (INFO).
+/// A rule: a sentence of the spec (MUST / SHOULD) or a decision of the reference (INFO), as it
+/// holds in one revision of the page.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rule {
     /// Stable id (`create.no-overwrite`, `decide.final-newline`).
@@ -285,12 +296,66 @@ pub struct Rule {
     pub text: String,
     /// One plain line.
     pub summary: String,
+    /// `quoted` (the page says it) or `derived` (it follows from what the page says); empty for
+    /// decisions.
+    pub basis: String,
+    /// A remark on the rule in this revision.
+    pub note: String,
+    /// The change of `../shared/spec-revisions/ga-2026.md` that made the rule what it is in this
+    /// revision (`A7`), if one did.
+    pub change: Option<String>,
 }
 
-/// All rules by id.
+/// A revision of the page as `spec/rules.json` describes it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct RevisionInfo {
+    /// `beta-2025`, `ga-2026`.
+    pub id: Revision,
+    /// One line.
+    pub title: String,
+    /// The page's address.
+    pub source: String,
+    /// The stored copy the quotes were checked against.
+    pub copy: String,
+    /// The first date the text was seen.
+    pub from: String,
+    /// The last date it was seen, if it was replaced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+    /// What it is.
+    pub note: String,
+    /// The changes from the revision before that no rule carries: what Claude or the caller is
+    /// told, wording of labels.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<PageChange>,
+}
+
+/// A change of the page that no rule carries.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+pub struct PageChange {
+    /// Its id in the revision note (`A4`, `B1`).
+    pub id: String,
+    /// `client` (for the caller or the model) or `wording`.
+    pub kind: String,
+    /// One line.
+    pub title: String,
+    /// The page's new words.
+    pub quote: String,
+    /// What it means for a backend and for memspec.
+    pub effect: String,
+}
+
+/// The rules of one revision of the spec, by id.
 #[derive(Debug, Clone, Default)]
 pub struct Spec {
+    revision: Revision,
     rules: BTreeMap<String, Rule>,
+    /// Ids that are not rules in this revision but are graded as another one (a GA rule that the
+    /// beta page left to a decision).
+    graded_as: BTreeMap<String, RuleId>,
+    /// Ids that exist only in other revisions, with why.
+    elsewhere: BTreeMap<String, String>,
+    revisions: Vec<RevisionInfo>,
 }
 
 /// Why the spec files could not be read.
@@ -321,12 +386,27 @@ pub enum SpecError {
     )]
     DecisionAboveInfo(String),
     /// A rule the code relies on is missing.
-    #[error("spec/ has no rule `{0}`, which memspec's own checks name")]
-    Missing(String),
+    #[error("spec/ has no rule `{0}` under {1}, which memspec's own checks name")]
+    Missing(String, Revision),
+    /// A rule's entry for a revision is not one of the three forms.
+    #[error("rule `{id}` in spec/rules.json: its entry for {revision} {problem}")]
+    BadRevisionEntry {
+        /// The rule.
+        id: String,
+        /// The revision.
+        revision: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// `spec/rules.json` does not describe a revision memspec knows.
+    #[error("spec/rules.json has no entry for revision {0} in `revisions`")]
+    NoRevision(Revision),
 }
 
 #[derive(Deserialize)]
 struct RulesFile {
+    #[serde(default)]
+    revisions: Vec<RevisionInfo>,
     rules: Vec<RawRule>,
 }
 
@@ -340,6 +420,32 @@ struct RawRule {
     text: String,
     #[serde(default)]
     summary: String,
+    #[serde(default)]
+    basis: String,
+    #[serde(default)]
+    note: String,
+    #[serde(default)]
+    change: Option<String>,
+    /// What differs in a revision: keyed by revision id.
+    #[serde(default, rename = "in")]
+    revisions: BTreeMap<String, RawEntry>,
+}
+
+/// How a rule differs in one revision: it is changed (any field given replaces the rule's own),
+/// it is graded `as` a decision (the revision left it open), or it is `absent` (with why).
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawEntry {
+    level: Option<Level>,
+    section: Option<String>,
+    text: Option<String>,
+    summary: Option<String>,
+    basis: Option<String>,
+    note: Option<String>,
+    change: Option<String>,
+    #[serde(rename = "as")]
+    graded_as: Option<String>,
+    absent: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -355,6 +461,23 @@ struct RawDecision {
     #[serde(default)]
     question: String,
     decision: String,
+    #[serde(default)]
+    reason: String,
+    /// Revisions in which the page states what the decision settled, so that it is a rule there.
+    #[serde(default)]
+    retired_in: BTreeMap<String, RawRetirement>,
+    /// The revisions in which the reference decides it (default: every revision).
+    #[serde(default)]
+    revisions: Vec<Revision>,
+    /// The change of the revision note it answers (`A4`), if one.
+    #[serde(default)]
+    change: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RawRetirement {
+    by: Vec<String>,
+    reason: String,
 }
 
 fn info() -> Level {
@@ -362,49 +485,73 @@ fn info() -> Level {
 }
 
 impl Spec {
-    /// Loads `rules.json` and `decisions.json` from `dir`.
-    pub fn load(dir: &Path) -> Result<Spec, SpecError> {
+    /// Loads `rules.json` and `decisions.json` from `dir`, as they hold in `revision`.
+    pub fn load(dir: &Path, revision: Revision) -> Result<Spec, SpecError> {
         let rules = dir.join("rules.json");
         let decisions = dir.join("decisions.json");
-        Spec::parse((&rules, &read(&rules)?), (&decisions, &read(&decisions)?))
+        Spec::parse(
+            (&rules, &read(&rules)?),
+            (&decisions, &read(&decisions)?),
+            revision,
+        )
     }
 
-    /// The spec compiled into this binary ([`crate::builtin`]).
-    pub fn builtin() -> Result<Spec, SpecError> {
+    /// The spec compiled into this binary ([`crate::builtin`]), as it holds in `revision`.
+    pub fn builtin(revision: Revision) -> Result<Spec, SpecError> {
         Spec::parse(
             (Path::new("built-in spec/rules.json"), builtin::RULES),
             (
                 Path::new("built-in spec/decisions.json"),
                 builtin::DECISIONS,
             ),
+            revision,
         )
     }
 
-    /// Loads the spec from `source`.
-    pub fn load_from(source: &Source) -> Result<Spec, SpecError> {
+    /// Loads the spec from `source`, as it holds in `revision`.
+    pub fn load_from(source: &Source, revision: Revision) -> Result<Spec, SpecError> {
         match source {
-            Source::Builtin => Spec::builtin(),
-            Source::Dir(dir) => Spec::load(dir),
+            Source::Builtin => Spec::builtin(revision),
+            Source::Dir(dir) => Spec::load(dir, revision),
         }
     }
 
     /// Parses the texts of `rules.json` and `decisions.json`, each with the path named in errors.
-    fn parse(rules: (&Path, &str), decisions: (&Path, &str)) -> Result<Spec, SpecError> {
+    fn parse(
+        rules: (&Path, &str),
+        decisions: (&Path, &str),
+        revision: Revision,
+    ) -> Result<Spec, SpecError> {
         let rules: RulesFile = parse_json(rules.0, rules.1)?;
         let decisions: DecisionsFile = parse_json(decisions.0, decisions.1)?;
-        let mut spec = Spec::default();
+        if !rules.revisions.iter().any(|r| r.id == revision) {
+            return Err(SpecError::NoRevision(revision));
+        }
+        let mut spec = Spec {
+            revision,
+            revisions: rules.revisions,
+            ..Spec::default()
+        };
         for raw in rules.rules {
-            spec.insert(Rule {
-                id: RuleId(Cow::Owned(raw.id)),
-                level: raw.level,
-                section: raw.section,
-                text: raw.text,
-                summary: raw.summary,
-            })?;
+            spec.insert_rule(raw)?;
         }
         for raw in decisions.decisions {
             if raw.level != Level::Info || !raw.id.starts_with("decide.") {
                 return Err(SpecError::DecisionAboveInfo(raw.id));
+            }
+            if !raw.revisions.is_empty() && !raw.revisions.contains(&revision) {
+                let only: Vec<&str> = raw.revisions.iter().map(|r| r.id()).collect();
+                let why = format!("the reference decides it only under {}", only.join(", "));
+                spec.elsewhere.insert(raw.id, why);
+                continue;
+            }
+            if let Some(retired) = raw.retired_in.get(revision.id()) {
+                let by = retired.by.join(", ");
+                spec.elsewhere.insert(
+                    raw.id,
+                    format!("{} (see {by})", retired.reason.trim_end_matches('.')),
+                );
+                continue;
             }
             spec.insert(Rule {
                 id: RuleId(Cow::Owned(raw.id)),
@@ -412,12 +559,105 @@ impl Spec {
                 section: "decision of the reference".to_string(),
                 text: raw.decision,
                 summary: raw.question,
+                basis: String::new(),
+                note: raw.reason,
+                change: raw.change,
             })?;
         }
-        if let Some(missing) = known::ALL.iter().find(|id| spec.get(id.as_str()).is_none()) {
-            return Err(SpecError::Missing(missing.to_string()));
+        for (id, target) in &spec.graded_as {
+            if !spec.rules.contains_key(target.as_str()) {
+                return Err(SpecError::BadRevisionEntry {
+                    id: id.clone(),
+                    revision: revision.to_string(),
+                    problem: format!(
+                        "grades it as `{target}`, which is not a rule or decision here"
+                    ),
+                });
+            }
+        }
+        // A known id may belong to another revision only (the reference never names it here).
+        let missing = known::ALL
+            .iter()
+            .find(|id| spec.get(id.as_str()).is_none() && spec.elsewhere(id.as_str()).is_none());
+        if let Some(missing) = missing {
+            return Err(SpecError::Missing(missing.to_string(), revision));
         }
         Ok(spec)
+    }
+
+    /// Adds a rule of `rules.json` as it holds in this spec's revision.
+    fn insert_rule(&mut self, raw: RawRule) -> Result<(), SpecError> {
+        if let Some(unknown) = raw
+            .revisions
+            .keys()
+            .find(|k| k.parse::<Revision>().is_err())
+        {
+            return Err(SpecError::BadRevisionEntry {
+                id: raw.id,
+                revision: unknown.clone(),
+                problem: "names a revision memspec does not know".to_string(),
+            });
+        }
+        let entry = raw.revisions.get(self.revision.id());
+        let bad = |problem: &str| SpecError::BadRevisionEntry {
+            id: raw.id.clone(),
+            revision: self.revision.to_string(),
+            problem: problem.to_string(),
+        };
+        match entry {
+            Some(RawEntry {
+                graded_as: Some(target),
+                absent: None,
+                level: None,
+                text: None,
+                ..
+            }) => {
+                self.graded_as
+                    .insert(raw.id.clone(), RuleId(Cow::Owned(target.clone())));
+                Ok(())
+            }
+            Some(RawEntry {
+                absent: Some(why),
+                graded_as: None,
+                level: None,
+                text: None,
+                ..
+            }) => {
+                self.elsewhere.insert(raw.id.clone(), why.clone());
+                Ok(())
+            }
+            Some(RawEntry {
+                graded_as: Some(_), ..
+            })
+            | Some(RawEntry {
+                absent: Some(_), ..
+            }) => Err(bad(
+                "mixes `as` or `absent` with other fields; it is either changed, graded as another rule, or absent",
+            )),
+            entry => {
+                let e = entry.map_or_else(RawEntry::default, |e| RawEntry {
+                    level: e.level,
+                    section: e.section.clone(),
+                    text: e.text.clone(),
+                    summary: e.summary.clone(),
+                    basis: e.basis.clone(),
+                    note: e.note.clone(),
+                    change: e.change.clone(),
+                    graded_as: None,
+                    absent: None,
+                });
+                self.insert(Rule {
+                    id: RuleId(Cow::Owned(raw.id)),
+                    level: e.level.unwrap_or(raw.level),
+                    section: e.section.unwrap_or(raw.section),
+                    text: e.text.unwrap_or(raw.text),
+                    summary: e.summary.unwrap_or(raw.summary),
+                    basis: e.basis.unwrap_or(raw.basis),
+                    note: e.note.unwrap_or(raw.note),
+                    change: e.change.or(raw.change),
+                })
+            }
+        }
     }
 
     fn insert(&mut self, rule: Rule) -> Result<(), SpecError> {
@@ -432,9 +672,46 @@ impl Spec {
         Ok(())
     }
 
-    /// The checked id of the rule spelled `id`, if the spec has it.
+    /// The revision of the page these rules are.
+    pub fn revision(&self) -> Revision {
+        self.revision
+    }
+
+    /// What `spec/rules.json` says about each revision, oldest first.
+    pub fn revisions(&self) -> &[RevisionInfo] {
+        &self.revisions
+    }
+
+    /// What `spec/rules.json` says about this spec's revision.
+    pub fn revision_info(&self) -> Option<&RevisionInfo> {
+        self.revisions.iter().find(|r| r.id == self.revision)
+    }
+
+    /// The checked id of the rule spelled `id` as it is graded in this revision: the rule
+    /// itself, or the decision a GA rule falls back to under a revision that left it open.
     pub fn id(&self, id: &str) -> Option<RuleId> {
-        self.rules.get(id).map(|r| r.id.clone())
+        self.rules
+            .get(id)
+            .map(|r| r.id.clone())
+            .or_else(|| self.graded_as.get(id).cloned())
+    }
+
+    /// Why `id` is not a rule of this revision, when it is one of another revision.
+    pub fn elsewhere(&self, id: &str) -> Option<&str> {
+        self.elsewhere.get(id).map(String::as_str)
+    }
+
+    /// The rule `id` is graded as in this revision, when it is not a rule of its own here.
+    pub fn graded_as(&self, id: &str) -> Option<&RuleId> {
+        self.graded_as.get(id)
+    }
+
+    /// The ids graded as `target` in this revision (the GA rules the beta page left to it).
+    pub fn graded_as_it<'a>(&'a self, target: &'a str) -> impl Iterator<Item = &'a str> {
+        self.graded_as
+            .iter()
+            .filter(move |(_, t)| t.as_str() == target)
+            .map(|(id, _)| id.as_str())
     }
 
     /// The level of a rule: what a check of it is graded at.
