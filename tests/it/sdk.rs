@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use memspec::spec::Spec;
+use memspec::spec::{Revision, Spec};
 use memspec::suite::baseline::Baseline;
 use memspec::suite::grade::CaseResult;
 use memspec::suite::load;
@@ -52,11 +52,12 @@ fn installed() -> bool {
     present
 }
 
-fn check(backend: &str, baseline: &Path, extra: &[&str]) -> Output {
+fn check(backend: &str, revision: Revision, baseline: &Path, extra: &[&str]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_memspec"));
     command
         .current_dir(repo())
-        .args(["check", "--backend", backend, "--baseline"])
+        .args(["check", "--backend", backend, "--revision", revision.id()])
+        .arg("--baseline")
         .arg(baseline)
         .args(["--format", "json"])
         .args(extra);
@@ -66,12 +67,17 @@ fn check(backend: &str, baseline: &Path, extra: &[&str]) -> Output {
     }
 }
 
-fn baseline_path(name: &str) -> PathBuf {
-    repo().join("baselines").join(format!("{name}.json"))
+/// Each revision has its own baselines: an outcome means something only under the page it was
+/// judged by.
+fn baseline_path(revision: Revision, name: &str) -> PathBuf {
+    repo()
+        .join("baselines")
+        .join(revision.id())
+        .join(format!("{name}.json"))
 }
 
-fn read_baseline(name: &str) -> Value {
-    let text = std::fs::read_to_string(baseline_path(name))
+fn read_baseline(revision: Revision, name: &str) -> Value {
+    let text = std::fs::read_to_string(baseline_path(revision, name))
         .unwrap_or_else(|e| panic!("baseline {name}: {e}"));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("baseline {name}: {e}"))
 }
@@ -91,10 +97,18 @@ fn official_helpers_match_their_baselines() {
     if !installed() {
         return;
     }
-    let spec = Spec::load(&repo().join("spec")).unwrap_or_else(|e| panic!("{e}"));
+    for revision in Revision::ALL {
+        helpers_match_their_baselines(revision);
+    }
+}
+
+fn helpers_match_their_baselines(revision: Revision) {
+    let spec = Spec::load(&repo().join("spec"), revision).unwrap_or_else(|e| panic!("{e}"));
     let suite = load::load(&repo().join("cases"), &spec).unwrap_or_else(|e| panic!("{e}"));
     for (name, backend) in HELPERS {
-        let output = check(backend, &baseline_path(name), &[]);
+        let path = baseline_path(revision, name);
+        let name = &format!("{revision}/{name}");
+        let output = check(backend, revision, &path, &[]);
         assert_eq!(
             output.status.code(),
             Some(0),
@@ -107,8 +121,7 @@ fn official_helpers_match_their_baselines() {
         let report: Value = serde_json::from_slice(&output.stdout).unwrap_or(Value::Null);
         let results: Vec<CaseResult> = serde_json::from_value(report["report"]["results"].clone())
             .unwrap_or_else(|e| panic!("{name}: results in the JSON report: {e}"));
-        let baseline =
-            Baseline::read(&baseline_path(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let baseline = Baseline::read(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
         for (i, entry) in baseline.accepted.iter().enumerate() {
             let mut reduced = baseline.clone();
             reduced.accepted.remove(i);
@@ -136,8 +149,11 @@ fn removing_any_baseline_entry_fails_the_run() {
         return;
     }
     let scratch = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
-    for (name, backend) in HELPERS {
-        let baseline = read_baseline(name);
+    for (revision, (name, backend)) in Revision::ALL
+        .into_iter()
+        .flat_map(|r| HELPERS.into_iter().map(move |h| (r, h)))
+    {
+        let baseline = read_baseline(revision, name);
         let entries = baseline["accepted"].as_array().cloned().unwrap_or_default();
         assert!(
             !entries.is_empty(),
@@ -157,9 +173,9 @@ fn removing_any_baseline_entry_fails_the_run() {
             if let Some(list) = reduced["accepted"].as_array_mut() {
                 list.remove(i);
             }
-            let path = scratch.path().join(format!("{name}-{i}.json"));
+            let path = scratch.path().join(format!("{revision}-{name}-{i}.json"));
             std::fs::write(&path, reduced.to_string()).unwrap_or_else(|e| panic!("write: {e}"));
-            let output = check(backend, &path, &["--case", &case]);
+            let output = check(backend, revision, &path, &["--case", &case]);
             assert_ne!(
                 output.status.code(),
                 Some(0),
