@@ -3,6 +3,7 @@
 mod check;
 mod reference;
 mod replay;
+mod revisions;
 mod sandbox;
 mod sdk;
 mod suite;
