@@ -53,6 +53,9 @@ pub fn text(replay: &Replay, spec: Option<&Spec>, detail: Detail) -> String {
             "mode: --check (any change from the recorded results fails)"
         );
     }
+    for lineage in replay.lineages() {
+        let _ = writeln!(out, "{}", crate::report::human::lineage_line(&lineage));
+    }
     out.push('\n');
     for (i, (call, step)) in transcript.calls.iter().zip(&replay.steps).enumerate() {
         let kind = step.verdict.kind;
@@ -188,6 +191,7 @@ struct JsonReport<'a> {
     format: crate::transcript::Format,
     backend: &'a str,
     revision: crate::spec::Revision,
+    lineages: Vec<crate::suite::lineage::Lineage>,
     check: bool,
     conclusion: Conclusion,
     counts: std::collections::BTreeMap<Kind, usize>,
@@ -220,6 +224,7 @@ pub fn json(replay: &Replay) -> String {
         format: replay.transcript.format,
         backend: &replay.backend,
         revision: replay.revision,
+        lineages: replay.lineages(),
         check: replay.check,
         conclusion: replay.conclusion(),
         counts: replay.counts(),

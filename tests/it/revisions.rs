@@ -184,3 +184,42 @@ fn a_golden_file_names_its_revision_and_check_keeps_to_it() {
         refused.stderr
     );
 }
+
+/// The replay report names the lineages a backend's answers show, as `check` does.
+#[test]
+fn replay_names_the_lineage_of_the_backend_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let inputs = dir.path().join("inputs.jsonl");
+    std::fs::write(
+        &inputs,
+        concat!(
+            "{\"command\":\"create\",\"path\":\"/memories/a.txt\",\"file_text\":\"a\\n\"}\n",
+            "{\"command\":\"view\",\"path\":\"/memories/a.txt\"}\n",
+            "{\"command\":\"create\",\"path\":\"/memories/a.txt\",\"file_text\":\"b\\n\"}\n",
+            "{\"command\":\"view\",\"path\":\"/memories\"}\n",
+        ),
+    )
+    .expect("write inputs");
+    let mut replay = memspec();
+    replay
+        .args(["replay", "--report", "--backend"])
+        .arg(crate::check::backend("text_editor_wording"))
+        .arg(&inputs);
+    let run = run_command(&mut replay);
+    let lines: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("lineage: "))
+        .collect();
+    assert_eq!(lines.len(), 1, "{}", run.stdout);
+    assert!(
+        lines[0].starts_with("lineage: text-editor tool wording"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        run.stdout.contains("judged by revision ga-2026"),
+        "{}",
+        run.stdout
+    );
+}
