@@ -345,7 +345,7 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
             Err(e) => return fail(EXIT_USAGE, &e),
         }
     }
-    let matrix = report::matrix::Matrix::build(&columns);
+    let matrix = report::matrix::Matrix::build(&columns, revision);
     let text = match args.format {
         MatrixFormat::Markdown => matrix.markdown(),
         MatrixFormat::Json => matrix.json(),

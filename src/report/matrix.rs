@@ -24,6 +24,8 @@ pub struct Column {
 /// The matrix of outcomes.
 #[derive(Debug, Clone, Serialize)]
 pub struct Matrix {
+    /// The revision of the page the cases were judged by.
+    pub revision: crate::spec::Revision,
     /// Backend names, in column order (the reference first when present).
     pub backends: Vec<String>,
     /// One row per case.
@@ -63,10 +65,11 @@ pub struct Disagreement {
 
 impl Matrix {
     /// Builds the matrix from columns whose results cover the same cases in the same order.
-    pub fn build(columns: &[Column]) -> Matrix {
+    pub fn build(columns: &[Column], revision: crate::spec::Revision) -> Matrix {
         let backends = columns.iter().map(|c| c.name.clone()).collect();
         let Some(first) = columns.first() else {
             return Matrix {
+                revision,
                 backends,
                 rows: Vec::new(),
                 disagreements: Vec::new(),
@@ -148,6 +151,7 @@ impl Matrix {
             }
         }
         Matrix {
+            revision,
             backends,
             rows,
             disagreements,
@@ -156,7 +160,10 @@ impl Matrix {
 
     /// Markdown: a count table per backend, the full case table, then the disagreements.
     pub fn markdown(&self) -> String {
-        let mut out = String::from("## memspec conformance matrix\n\n");
+        let mut out = format!(
+            "## memspec conformance matrix\n\nJudged by revision `{}`.\n\n",
+            self.revision
+        );
         out.push_str("| outcome |");
         for b in &self.backends {
             let _ = write!(out, " {b} |");
