@@ -10,6 +10,7 @@
 //! needs to know which rule an answer follows (replay, when it names the rule a difference
 //! breaks) reads it here instead of searching the text. A rewording changes the text only.
 
+use crate::diff::thousands;
 use crate::protocol::Image;
 use crate::spec::{RuleId, known};
 
@@ -326,19 +327,6 @@ pub fn view_truncated(path: &str, shown: usize, n_lines: usize, next_end: usize)
         format!("\n\n[Truncated: the file has {n_lines} lines and {what}. {how}]"),
         known::LONG_VIEWS,
     )
-}
-
-/// `1234567` as `1,234,567`, as the spec writes 999,999.
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// Largest image file a view shows, in bytes: 3.75 MiB, whose base64 form is exactly the
