@@ -105,6 +105,7 @@ fn baseline_file() -> tempfile::NamedTempFile {
     let baseline = serde_json::json!({
         "schema": 1,
         "backend": "_report_mix",
+        "revision": "ga-2026",
         "accepted": [
             {"case": "basics.create-no-overwrite", "outcome": "warn", "reason": "unprefixed errors, like the Python SDK"},
             {"case": "basics.final-newline", "outcome": "info", "reason": "numbers the final newline"},
