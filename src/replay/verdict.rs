@@ -63,6 +63,14 @@ pub struct Divergence {
     /// The open decision(s) (INFO rules) that explain a text difference.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub open: Option<String>,
+    /// The step (1-based) whose divergence on a command that changed the store this one follows
+    /// from: a consequence, not a cause of its own (`follows step N`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cascade_of: Option<usize>,
+    /// A security finding: a path outside `/memories` accepted, a change outside the root, a
+    /// host path or canary content in an answer. Shown first, whatever its level.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub security: bool,
 }
 
 impl Divergence {
@@ -83,6 +91,8 @@ impl Divergence {
                 expected_shown: None,
             },
             open: None,
+            cascade_of: None,
+            security: false,
         }
     }
 
@@ -93,6 +103,8 @@ impl Divergence {
             pair: Pair::BackendReference,
             finding,
             open: None,
+            cascade_of: None,
+            security: false,
         }
     }
 }
@@ -111,8 +123,10 @@ pub enum Kind {
     Dialect,
     /// A SHOULD difference: the spec's exact strings and formats.
     Should,
-    /// A MUST difference: `is_error`, the memory folder, confinement.
+    /// A MUST difference: `is_error`, the memory folder.
     Must,
+    /// A security finding: confinement broken, a host path or canary content shown.
+    Security,
     /// With `--check`: the backend's answer changed since the recording.
     Changed,
     /// The backend crashed, hung or spoke garbage.
@@ -128,6 +142,7 @@ impl Kind {
             Kind::Open | Kind::Dialect => "≈",
             Kind::Should => "△",
             Kind::Must => "✗",
+            Kind::Security => "⚑",
             Kind::Changed => "Δ",
             Kind::Broke => "!",
         }
@@ -142,6 +157,7 @@ impl Kind {
             Kind::Dialect => "known dialect",
             Kind::Should => "SHOULD difference",
             Kind::Must => "MUST difference",
+            Kind::Security => "SECURITY",
             Kind::Changed => "changed",
             Kind::Broke => "backend broke",
         }
@@ -156,6 +172,7 @@ impl Kind {
             Kind::Dialect => "dialect",
             Kind::Should => "SHOULD",
             Kind::Must => "MUST",
+            Kind::Security => "SECURITY",
             Kind::Changed => "changed",
             Kind::Broke => "broke",
         }
@@ -166,7 +183,7 @@ impl Kind {
     pub fn diverges(self) -> bool {
         matches!(
             self,
-            Kind::Should | Kind::Must | Kind::Changed | Kind::Broke
+            Kind::Should | Kind::Must | Kind::Security | Kind::Changed | Kind::Broke
         )
     }
 }

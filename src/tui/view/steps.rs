@@ -18,6 +18,10 @@ pub(crate) fn mark_style(kind: Kind) -> Style {
         Kind::Open | Kind::Dialect => Style::new().fg(Color::Cyan),
         Kind::Should | Kind::Changed => Style::new().fg(Color::Yellow),
         Kind::Must => Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+        Kind::Security => Style::new()
+            .fg(Color::White)
+            .bg(Color::Red)
+            .add_modifier(Modifier::BOLD),
         Kind::Broke => Style::new().fg(Color::Magenta).add_modifier(Modifier::BOLD),
     }
 }
