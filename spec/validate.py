@@ -5,7 +5,9 @@
 
 Checks: schema validity (draft 2020-12, formats on), including cases/*.json and
 tests/fixtures/cases/*.json against cases.schema.json; ids unique, never reused by a retired
-entry; every rule a decision cites exists; every {placeholder} of a rule template is explained;
+entry; every rule a decision cites (or is retired by) exists; every revision an `in` entry names
+exists, and every decision a rule is graded `as`; lineages.json against its schema;
+every {placeholder} of a rule template is explained;
 and, when src/ is present, that every template appears in the reference's source text.
 """
 import json
@@ -44,6 +46,8 @@ def unique(ids, what):
 
 rules = validate("rules.json", "rules.schema.json")
 decisions = validate("decisions.json", "decisions.schema.json")
+lineages = validate("lineages.json", "lineages.schema.json")
+unique([l["id"] for l in lineages["lineages"]], "lineage")
 
 rule_ids = unique([r["id"] for r in rules["rules"]], "rule")
 retired_rules = unique([r["id"] for r in rules.get("retired", [])], "retired rule")
@@ -58,6 +62,19 @@ for d in decisions["decisions"]:
     for r in d["rules"]:
         if r not in rule_ids:
             errors.append(f"{d['id']} cites unknown rule {r}")
+    for revision, retired in d.get("retired_in", {}).items():
+        for r in retired["by"]:
+            if r not in rule_ids:
+                errors.append(f"{d['id']} is retired in {revision} by unknown rule {r}")
+
+# Revisions: every `in` entry names a known revision, and `as` a live decision.
+revision_ids = {r["id"] for r in rules["revisions"]}
+for r in rules["rules"]:
+    for revision, entry in r.get("in", {}).items():
+        if revision not in revision_ids:
+            errors.append(f"{r['id']}: `in` names unknown revision {revision}")
+        if "as" in entry and entry["as"] not in decision_ids:
+            errors.append(f"{r['id']}: graded as unknown decision {entry['as']} in {revision}")
 
 for r in rules["rules"]:
     if "template" in r:
