@@ -20,6 +20,28 @@ pub(crate) enum ReplayFormat {
     Json,
 }
 
+/// Which verdict of `replay --report` the exit code follows.
+#[derive(Debug, Clone, Copy, Default, ValueEnum)]
+pub(crate) enum FailOnArg {
+    /// The backend under test against the spec.
+    #[default]
+    Backend,
+    /// The recorded answers against the spec.
+    Recording,
+    /// The worse of the two.
+    Either,
+}
+
+impl From<FailOnArg> for memspec::replay::FailOn {
+    fn from(arg: FailOnArg) -> Self {
+        match arg {
+            FailOnArg::Backend => Self::Backend,
+            FailOnArg::Recording => Self::Recording,
+            FailOnArg::Either => Self::Either,
+        }
+    }
+}
+
 #[derive(Debug, clap::Args)]
 pub(crate) struct ReplayArgs {
     /// The transcript: a Messages API request body, a messages array, JSON Lines of messages,
@@ -57,6 +79,10 @@ pub(crate) struct ReplayArgs {
     /// In the report, show every step.
     #[arg(short, long)]
     pub(crate) verbose: bool,
+    /// Which verdict the exit code of --report follows: the backend under test, the recording,
+    /// or either (with --check, any change fails).
+    #[arg(long, value_enum, default_value_t = FailOnArg::Backend)]
+    pub(crate) fail_on: FailOnArg,
 }
 
 #[derive(Debug, clap::Args)]
@@ -141,6 +167,7 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
     let replayed = match replayed {
         Ok(replayed) => replayed,
         Err(e) if e.is_usage() => return fail(EXIT_USAGE, &e),
+        Err(e @ replay::ReplayError::NeverStarted { .. }) => return fail(EXIT_BACKEND_BROKE, &e),
         Err(e) => return fail(EXIT_INTERNAL, &e),
     };
     if interactive {
@@ -164,20 +191,22 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
             Err(e) => fail(EXIT_INTERNAL, &e),
         };
     }
+    let fail_on = args.fail_on.into();
     let text = match args.format {
-        ReplayFormat::Text => report::text(
+        ReplayFormat::Text => report::text_for(
             &replayed,
             spec.as_ref(),
             report::Detail {
                 verbose: args.verbose,
             },
+            fail_on,
         ),
-        ReplayFormat::Json => report::json(&replayed),
+        ReplayFormat::Json => report::json_for(&replayed, fail_on),
     };
     if let Err(e) = print_out(&text) {
         return write_failed(&"the report", &e);
     }
-    match replayed.conclusion() {
+    match replayed.conclusion_for(fail_on) {
         Conclusion::Same => ExitCode::SUCCESS,
         Conclusion::Differs => ExitCode::from(EXIT_NOT_CONFORMANT),
         Conclusion::BackendBroke => ExitCode::from(EXIT_BACKEND_BROKE),

@@ -19,6 +19,7 @@ use crate::reference::Reference;
 use crate::spec::{Spec, known};
 use crate::suite::case::Level;
 use crate::suite::grade::Check;
+
 use crate::suite::load::{Always, Graded};
 use crate::transcript::Transcript;
 
@@ -48,6 +49,14 @@ pub fn replay(
     let mut folders = Folders::new(backend.sandbox(), &reference_box, on_folder);
     let total = transcript.calls.len();
     let mut steps = Vec::with_capacity(total);
+    // What each side's store is, as far as it differs from the reference's.
+    let mut backend_drift = Drift::default();
+    let mut recorded_drift = Drift::default();
+    // Whether the backend ever answered, and its first fault: a backend that breaks on every
+    // call from the first never started, and the replay stops with one message.
+    let mut answered = false;
+    let mut first_fault: Option<String> = None;
+    let unanswered = transcript.format.records_answers();
     for (index, call) in transcript.calls.iter().enumerate() {
         progress(index, total);
         if !call.is_memory() {
@@ -64,10 +73,25 @@ pub fn replay(
         }
         let call_started = Instant::now();
         let answer = match backend.call(&call.input) {
-            Ok(result) => Answer::Result(result),
+            Ok(result) => {
+                answered = true;
+                Answer::Result(result)
+            }
+            Err(Fault::GaveUp { breaks }) if !answered => {
+                backend.discard();
+                return Err(ReplayError::NeverStarted {
+                    command: options.backend.label(),
+                    breaks,
+                    first: first_fault.unwrap_or_default(),
+                });
+            }
             Err(fault @ Fault::GaveUp { .. }) => Answer::NotRun(format!("not replayed: {fault}")),
             Err(Fault::Harness(message)) => return Err(ReplayError::Harness(message)),
-            Err(fault @ Fault::Backend(_)) => Answer::Broke(fault.to_string()),
+            Err(fault @ Fault::Backend(_)) => {
+                let told = fault.to_string();
+                first_fault.get_or_insert_with(|| told.clone());
+                Answer::Broke(told)
+            }
         };
         let backend_micros = call_started.elapsed().as_micros() as u64;
         let reference_answer = reference.answer(&call.input);
@@ -82,8 +106,17 @@ pub fn replay(
             Change::Unknown
         };
         let roots = (backend.sandbox(), &reference_box);
+        let backend_before = folders.backend.clone();
         let (trees, tree_change) =
             folders.after_step(index, roots, &reference_change, &backend_change);
+        // A path that leaves `/memories` only once decoded, kept by the backend as a literal
+        // name in its folder (before or after the step), did not escape.
+        let literal = |relative: &str| {
+            [backend_before.as_deref(), trees.backend.as_deref()]
+                .into_iter()
+                .flatten()
+                .any(|tree| tree.get(relative).is_some())
+        };
         let files = tree_change
             .as_deref()
             .map(|paths| file_differences(paths, roots))
@@ -92,11 +125,39 @@ pub fn replay(
             (Some(recorded), Some(result)) => recorded != result,
             _ => false,
         };
-        let verdict = match answer.result() {
-            None => StepVerdict::broke(match &answer {
-                Answer::Broke(why) | Answer::NotRun(why) => why.clone(),
-                Answer::Result(_) => String::new(),
-            }),
+        let number = index + 1;
+        let mut verdict = match answer.result() {
+            None => {
+                let mut broke = StepVerdict::broke(match &answer {
+                    Answer::Broke(why) | Answer::NotRun(why) => why.clone(),
+                    Answer::Result(_) => String::new(),
+                });
+                // The recording is judged whatever the backend did.
+                if let (Some(recorded), false) = (&call.recorded, options.check) {
+                    let results = Results {
+                        input: &call.input,
+                        recorded: None,
+                        backend: recorded,
+                        reference: &reference_answer,
+                    };
+                    broke.divergences = verdict::compare(results, spec, false)
+                        .into_iter()
+                        .map(|mut d| {
+                            d.pair = Pair::RecordedReference;
+                            d.finding.message = d.finding.message.replace("backend", "recorded");
+                            d
+                        })
+                        .collect();
+                    if let Some(found) = rules::host_leak(&call.input, &recorded.text) {
+                        broke.divergences.push(verdict::leak(
+                            Pair::RecordedReference,
+                            &found,
+                            spec,
+                        ));
+                    }
+                }
+                broke
+            }
             Some(result) => {
                 let results = Results {
                     input: &call.input,
@@ -104,16 +165,24 @@ pub fn replay(
                     backend: result,
                     reference: &reference_answer,
                 };
-                let mut divergences = verdict::compare(results, spec, options.check);
+                let literal: &dyn Fn(&str) -> bool = if on_folder { &literal } else { &|_| false };
+                let mut divergences = verdict::compare_with(results, spec, options.check, literal);
                 if !options.check {
+                    let outside = divergences
+                        .iter()
+                        .find(|d| d.security && d.pair == Pair::BackendReference)
+                        .map(|d| d.finding.rule.clone());
                     if let Some(paths) = tree_change {
-                        divergences.push(tree_divergence(
-                            &call.input,
-                            &reference_answer,
-                            &before,
-                            &paths,
-                            spec,
-                        ));
+                        let mut effect =
+                            tree_divergence(&call.input, &reference_answer, &before, &paths, spec);
+                        // What a path outside `/memories` did to the folder is that escape's
+                        // effect, under its rule: not a create that wrote the wrong place.
+                        if let Some(rule) = outside {
+                            effect.finding.level = rules::level(spec, &rule, Level::Must);
+                            effect.finding.rule = rule;
+                            effect.security = true;
+                        }
+                        divergences.push(effect);
                     }
                     let mut confined = backend.check_answer(&call.input, result, None, &always);
                     // The in-process reference cannot reach outside its root (its own tests
@@ -121,11 +190,54 @@ pub fn replay(
                     if !trusted {
                         confined.extend(backend.check_sandbox(&always, "after this step").findings);
                     }
+                    let leaked = confined
+                        .iter()
+                        .any(|f| matches!(f.check, Check::HostPath | Check::Leak));
                     divergences.extend(confined.into_iter().map(Divergence::of_backend));
+                    // A host path other than the sandbox's (a resolved link, another root).
+                    if !leaked && let Some(found) = rules::host_leak(&call.input, &result.text) {
+                        divergences.push(verdict::leak(Pair::BackendReference, &found, spec));
+                    }
                 }
                 StepVerdict::graded(divergences, options.check)
             }
         };
+        if !options.check {
+            let command = call
+                .input
+                .get("command")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let paths = rules::memory_paths(&call.input);
+            let reference_failed = reference_answer.result.is_error;
+            let at = At {
+                number,
+                command,
+                paths: &paths,
+                reference_failed,
+            };
+            backend_drift.mark(Pair::BackendReference, &at, &mut verdict.divergences);
+            if on_folder {
+                backend_drift.follow_folder(&at, &folders.differences);
+            } else {
+                backend_drift.follow_outcome(
+                    Pair::BackendReference,
+                    &at,
+                    answer.result().map(|r| r.is_error),
+                    &verdict.divergences,
+                );
+            }
+            recorded_drift.mark(Pair::RecordedReference, &at, &mut verdict.divergences);
+            recorded_drift.follow_outcome(
+                Pair::RecordedReference,
+                &at,
+                call.recorded.as_ref().map(|r| r.is_error),
+                &verdict.divergences,
+            );
+        }
+        if call.recorded.is_none() && unanswered && verdict.reason.is_none() {
+            verdict.reason = Some(NO_RECORDED_ANSWER.to_string());
+        }
         steps.push(Step {
             backend: Some(answer),
             reference: Some(Answer::Result(reference_answer.result)),
@@ -148,6 +260,143 @@ pub fn replay(
         steps,
         elapsed: started.elapsed(),
     })
+}
+
+/// The reason of a step whose `tool_use` has no `tool_result` in the transcript.
+pub const NO_RECORDED_ANSWER: &str =
+    "no recorded answer: the transcript has no tool_result for this call";
+
+/// Commands that change the store: a divergence on one is where a drift starts.
+const CHANGES_STORE: [&str; 5] = ["create", "str_replace", "insert", "delete", "rename"];
+
+/// One step, as the drift sees it.
+struct At<'a> {
+    /// 1-based.
+    number: usize,
+    command: &'a str,
+    /// The memory paths it names, relative to the root (`""` the root).
+    paths: &'a [String],
+    reference_failed: bool,
+}
+
+/// Whether an input naming memory path `a` reads or writes what is at memory path `b`: the
+/// same path, one below the other (a listing of a folder above, a file in a moved folder).
+fn touches(a: &str, b: &str) -> bool {
+    let below =
+        |x: &str, y: &str| x.len() > y.len() && x.starts_with(y) && x[y.len()..].starts_with('/');
+    a == b || a.is_empty() || b.is_empty() || below(a, b) || below(b, a)
+}
+
+/// The memory paths whose state differs between one side (the backend, the recording) and the
+/// reference, each with the step (1-based) that first made it differ; and the wording
+/// differences that side showed where the stores agreed.
+///
+/// The rule: a difference (above INFO, not in the security lane) at a later step whose input
+/// names a drifted path, a folder above one or a path below one follows from the earliest
+/// such path's step, unless it is a text difference under a (command, rule) this side already
+/// showed on an equal store: that wording would differ without the drift.
+#[derive(Debug, Default)]
+struct Drift {
+    paths: std::collections::BTreeMap<String, usize>,
+    wording: std::collections::HashSet<(String, String)>,
+}
+
+impl Drift {
+    fn cause(&self, at: &At<'_>) -> Option<usize> {
+        self.paths
+            .iter()
+            .filter(|(drifted, _)| at.paths.iter().any(|p| touches(p, drifted)))
+            .map(|(_, step)| *step)
+            .filter(|step| *step < at.number)
+            .min()
+    }
+
+    /// Marks `pair`'s differences at `at` that follow from an earlier step.
+    fn mark(&mut self, pair: Pair, at: &At<'_>, divergences: &mut [Divergence]) {
+        let cause = self.cause(at);
+        for divergence in divergences
+            .iter_mut()
+            .filter(|d| d.pair == pair && d.counts() && !d.security)
+        {
+            let text = divergence.finding.check == Check::Text;
+            let key = (at.command.to_string(), divergence.finding.rule.to_string());
+            match cause {
+                Some(step) if !(text && self.wording.contains(&key)) => {
+                    divergence.cascade_of = Some(step);
+                }
+                Some(_) => {}
+                None if text => {
+                    self.wording.insert(key);
+                }
+                None => {}
+            }
+        }
+    }
+
+    /// After a step of a backend on a folder: the folders' own differences say what drifts.
+    fn follow_folder(&mut self, at: &At<'_>, differences: &[(String, Difference)]) {
+        let cause = self.cause(at).unwrap_or(at.number);
+        let mut now = std::collections::BTreeMap::new();
+        for (path, _) in differences {
+            let step = self.paths.get(path).copied().unwrap_or(cause);
+            now.insert(path.clone(), step);
+        }
+        self.paths = now;
+    }
+
+    /// After a step of a side without a folder: its outcomes say what drifts. A command that
+    /// changes the store and came out otherwise than the reference's drifts the paths it
+    /// names; a MUST difference that follows nothing shows that those paths already differ;
+    /// a create, delete or rename that both sides did brings a path back in line, or moves
+    /// its drift.
+    fn follow_outcome(
+        &mut self,
+        pair: Pair,
+        at: &At<'_>,
+        failed: Option<bool>,
+        divergences: &[Divergence],
+    ) {
+        let Some(failed) = failed else {
+            return;
+        };
+        let cause = self.cause(at).unwrap_or(at.number);
+        let differs = CHANGES_STORE.contains(&at.command) && failed != at.reference_failed;
+        let shows = divergences.iter().any(|d| {
+            d.pair == pair
+                && !d.security
+                && d.cascade_of.is_none()
+                && d.finding.level == Level::Must
+        });
+        if differs || shows {
+            for path in at.paths {
+                self.paths.entry(path.clone()).or_insert(cause);
+            }
+            return;
+        }
+        if failed || at.reference_failed {
+            return;
+        }
+        match (at.command, at.paths) {
+            ("create", [path]) => {
+                self.paths.remove(path);
+            }
+            ("delete", [path]) => self
+                .paths
+                .retain(|p, _| !touches(path, p) || p.len() < path.len()),
+            ("rename", [old, new]) => {
+                let moved: Vec<(String, usize)> = self
+                    .paths
+                    .iter()
+                    .filter(|(p, _)| touches(old, p) && p.len() >= old.len())
+                    .map(|(p, step)| (format!("{new}{}", &p[old.len()..]), *step))
+                    .collect();
+                self.paths
+                    .retain(|p, _| !(touches(old, p) && p.len() >= old.len()));
+                self.paths.extend(moved);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The rules confinement findings are graded under, as `check` grades them: the spec's levels

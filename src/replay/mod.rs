@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-pub use engine::replay;
+pub use engine::{NO_RECORDED_ANSWER, replay};
 pub use verdict::{Divergence, Kind, Pair, StepVerdict};
 
 use crate::backend::BackendSpec;
@@ -137,7 +137,7 @@ pub struct Replay {
 }
 
 /// What the exit code says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Conclusion {
     /// Every step is the same, a known dialect or open (or, with `--check`, unchanged).
@@ -148,7 +148,126 @@ pub enum Conclusion {
     BackendBroke,
 }
 
+/// Which verdict the exit code follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailOn {
+    /// The backend under test against the spec (the default): a recording that deviated is
+    /// what the user is debugging, not a failure of the backend.
+    #[default]
+    Backend,
+    /// The recording against the spec.
+    Recording,
+    /// The worse of the two.
+    Either,
+}
+
+/// One of the two verdicts of a replay: the backend under test against the spec, or the
+/// recording against it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LaneVerdict {
+    /// What it comes to.
+    pub conclusion: Conclusion,
+    /// Steps with a security finding (shown first).
+    pub security: usize,
+    /// Steps with a difference above INFO or a security finding.
+    pub differences: usize,
+    /// Of those, the steps whose every difference follows from an earlier step.
+    pub consequences: usize,
+    /// Consequences per step they follow from (1-based), first cause first.
+    pub causes: std::collections::BTreeMap<usize, usize>,
+}
+
+impl LaneVerdict {
+    /// `12 difference(s), 9 of them follow from step 3; 1 SECURITY`.
+    pub fn describe(&self) -> String {
+        let mut text = format!("{} difference(s)", self.differences);
+        if self.consequences > 0 {
+            let causes: Vec<String> = self
+                .causes
+                .iter()
+                .enumerate()
+                .map(|(i, (step, n))| {
+                    if i == 0 {
+                        format!("{n} of them follow from step {step}")
+                    } else {
+                        format!("{n} from step {step}")
+                    }
+                })
+                .collect();
+            text.push_str(&format!(", {}", causes.join(", ")));
+        }
+        if self.security > 0 {
+            text = format!("{} SECURITY, {text}", self.security);
+        }
+        text
+    }
+}
+
 impl Replay {
+    /// The verdict of one lane: [`Pair::BackendReference`] (whether the backend broke counts
+    /// there) or [`Pair::RecordedReference`].
+    pub fn verdict(&self, pair: Pair) -> LaneVerdict {
+        let mut lane = LaneVerdict {
+            conclusion: Conclusion::Same,
+            security: 0,
+            differences: 0,
+            consequences: 0,
+            causes: std::collections::BTreeMap::new(),
+        };
+        let mut broke = false;
+        for step in &self.steps {
+            broke |= pair == Pair::BackendReference && step.verdict.kind == Kind::Broke;
+            let counted: Vec<&Divergence> = step
+                .verdict
+                .divergences
+                .iter()
+                .filter(|d| d.pair == pair && d.counts())
+                .collect();
+            if counted.is_empty() {
+                continue;
+            }
+            lane.differences += 1;
+            lane.security += usize::from(counted.iter().any(|d| d.security));
+            if let Some(cause) = step.verdict.follows(Some(pair)) {
+                lane.consequences += 1;
+                *lane.causes.entry(cause).or_insert(0) += 1;
+            }
+        }
+        lane.conclusion = if broke {
+            Conclusion::BackendBroke
+        } else if lane.differences > 0 {
+            Conclusion::Differs
+        } else {
+            Conclusion::Same
+        };
+        lane
+    }
+
+    /// What the exit code says when it follows `fail_on`; with `--check`, any change.
+    pub fn conclusion_for(&self, fail_on: FailOn) -> Conclusion {
+        if self.check {
+            return self.conclusion();
+        }
+        let backend = self.verdict(Pair::BackendReference).conclusion;
+        let recording = self.verdict(Pair::RecordedReference).conclusion;
+        match fail_on {
+            FailOn::Backend => backend,
+            // A backend that broke is said whatever is followed: its steps were not judged.
+            FailOn::Recording if backend == Conclusion::BackendBroke => backend,
+            FailOn::Recording => recording,
+            FailOn::Either => backend.max(recording),
+        }
+    }
+
+    /// Steps whose `tool_use` has no `tool_result` in the transcript.
+    pub fn unanswered(&self) -> usize {
+        self.steps
+            .iter()
+            .filter(|s| s.verdict.reason.as_deref() == Some(engine::NO_RECORDED_ANSWER))
+            .count()
+    }
+
     /// The known lineages the backend's answers show (see [`crate::suite::lineage`]): each
     /// difference from the reference is matched with the backend's own answer as its text.
     pub fn lineages(&self) -> Vec<crate::suite::lineage::Lineage> {
@@ -212,6 +331,19 @@ pub enum ReplayError {
     /// The harness could not run the backend under test.
     #[error("the harness could not run the backend: {0}")]
     Harness(String),
+    /// The backend broke on every call from the first, until it was not started again: it
+    /// never started, and every later step would say so.
+    #[error(
+        "the backend never answered: it broke {breaks} times in a row from its first call, so the replay stopped (check the --backend command `{command}`); the first time: {first}"
+    )]
+    NeverStarted {
+        /// The backend command, as labelled.
+        command: String,
+        /// Breaks in a row.
+        breaks: usize,
+        /// How it broke the first time, with its stderr.
+        first: String,
+    },
 }
 
 impl ReplayError {

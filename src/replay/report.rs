@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::verdict::{Kind, Pair};
-use super::{Answer, Conclusion, Replay, Step};
+use super::{Answer, Conclusion, FailOn, LaneVerdict, Replay, Step};
 use crate::diff::{Glyphs, push_report_diff};
 use crate::protocol::ToolResult;
 use crate::spec::Spec;
@@ -26,8 +26,46 @@ pub struct Detail {
     pub verbose: bool,
 }
 
-/// The text report.
+/// The text report, its exit code following the backend under test.
 pub fn text(replay: &Replay, spec: Option<&Spec>, detail: Detail) -> String {
+    text_for(replay, spec, detail, FailOn::Backend)
+}
+
+/// The text report, saying which verdict the exit code follows. Control characters from the
+/// transcript or the answers (NUL, ESC, every C0 and C1 control but newline and tab) are
+/// shown escaped: a CI log or a terminal must not act on them.
+pub fn text_for(replay: &Replay, spec: Option<&Spec>, detail: Detail, fail_on: FailOn) -> String {
+    escape_controls(&raw_text(replay, spec, detail, fail_on))
+}
+
+/// `\e` for ESC, `\0` for NUL, `\x..`/`\u{..}` for the other controls; newline and tab kept.
+pub fn escape_controls(text: &str) -> String {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            '\u{1b}' => out.push_str("\\e"),
+            '\0' => out.push_str("\\0"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x80 && c.is_control() => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn raw_text(replay: &Replay, spec: Option<&Spec>, detail: Detail, fail_on: FailOn) -> String {
     let mut out = String::new();
     let transcript = &replay.transcript;
     let memory = transcript.memory_calls().count();
@@ -57,9 +95,44 @@ pub fn text(replay: &Replay, spec: Option<&Spec>, detail: Detail) -> String {
         let _ = writeln!(out, "{}", crate::report::human::lineage_line(&lineage));
     }
     out.push('\n');
+    security(&mut out, replay);
     for (i, (call, step)) in transcript.calls.iter().zip(&replay.steps).enumerate() {
         let kind = step.verdict.kind;
-        if kind.diverges() || (detail.verbose && kind != Kind::NotReplayed) {
+        if kind.diverges()
+            && !detail.verbose
+            && let Some(cause) = step.verdict.follows(None)
+        {
+            // A consequence is named in one line: its cause has the diff.
+            let headline = step
+                .verdict
+                .headline()
+                .map(|d| {
+                    format!(
+                        " ({} [{} {}])",
+                        d.pair.label(),
+                        d.finding.level.as_str(),
+                        d.finding.rule
+                    )
+                })
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "{} step {} {} — {}, follows step {cause}{headline}",
+                kind.mark(),
+                i + 1,
+                call.summary(),
+                kind.label()
+            );
+        } else if step.verdict.reason.as_deref() == Some(super::NO_RECORDED_ANSWER)
+            && !kind.diverges()
+        {
+            let _ = writeln!(
+                out,
+                "? step {} {} — no recorded answer",
+                i + 1,
+                call.summary()
+            );
+        } else if kind.diverges() || (detail.verbose && kind != Kind::NotReplayed) {
             block(&mut out, i, call, step, spec, replay.check, detail);
         } else if matches!(kind, Kind::Dialect | Kind::Open) {
             let headline = step
@@ -76,8 +149,42 @@ pub fn text(replay: &Replay, spec: Option<&Spec>, detail: Detail) -> String {
             );
         }
     }
-    summary(&mut out, replay);
+    summary(&mut out, replay, fail_on);
     out
+}
+
+/// Every security finding, first, one line each.
+fn security(out: &mut String, replay: &Replay) {
+    let mut lines = Vec::new();
+    for (i, (call, step)) in replay
+        .transcript
+        .calls
+        .iter()
+        .zip(&replay.steps)
+        .enumerate()
+    {
+        for divergence in step.verdict.divergences.iter().filter(|d| d.security) {
+            let finding = &divergence.finding;
+            lines.push(format!(
+                "  {} step {} {} — {} [SECURITY {} {}]: {}",
+                Kind::Security.mark(),
+                i + 1,
+                call.summary(),
+                divergence.pair.label(),
+                finding.level.as_str(),
+                finding.rule,
+                finding.message
+            ));
+        }
+    }
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "security: {} finding(s)", lines.len());
+    for line in lines {
+        let _ = writeln!(out, "{line}");
+    }
+    out.push('\n');
 }
 
 fn block(
@@ -116,9 +223,19 @@ fn block(
         } else {
             finding.level.as_str()
         };
+        let security = if divergence.security { "SECURITY " } else { "" };
+        if let Some(cause) = divergence.cascade_of {
+            let _ = writeln!(
+                out,
+                "  - {} [{level} {rule}]: {} (follows step {cause})",
+                divergence.pair.label(),
+                finding.message
+            );
+            continue;
+        }
         let _ = writeln!(
             out,
-            "  - {} [{level} {rule}]: {}",
+            "  - {} [{security}{level} {rule}]: {}",
             divergence.pair.label(),
             finding.message
         );
@@ -165,24 +282,84 @@ pub fn texts<'a>(
     }
 }
 
-fn summary(out: &mut String, replay: &Replay) {
-    let counts = replay.counts();
-    let parts: Vec<String> = counts
+/// Steps per kind, security first, the calls with no recorded answer apart from `same`.
+fn ordered_counts(replay: &Replay) -> Vec<(String, usize)> {
+    let mut counts = replay.counts();
+    let unanswered = replay.unanswered();
+    if let Some(same) = counts.get_mut(&Kind::Same) {
+        *same = same.saturating_sub(unanswered);
+    }
+    let mut out: Vec<(String, usize)> = Vec::new();
+    if let Some(n) = counts.remove(&Kind::Security) {
+        out.push((Kind::Security.label().to_string(), n));
+    }
+    out.extend(
+        counts
+            .into_iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(kind, n)| (kind.label().to_string(), n)),
+    );
+    if unanswered > 0 {
+        out.push(("no recorded answer".to_string(), unanswered));
+    }
+    out
+}
+
+fn conclusion_words(conclusion: Conclusion, check: bool) -> &'static str {
+    match conclusion {
+        Conclusion::Same if check => "unchanged",
+        Conclusion::Same => "no MUST or SHOULD difference",
+        Conclusion::Differs if check => "changed since the recording",
+        Conclusion::Differs => "MUST or SHOULD differences",
+        Conclusion::BackendBroke => "the backend broke",
+    }
+}
+
+fn summary(out: &mut String, replay: &Replay, fail_on: FailOn) {
+    let parts: Vec<String> = ordered_counts(replay)
         .iter()
-        .map(|(kind, n)| format!("{n} {}", kind.label()))
+        .map(|(label, n)| format!("{n} {label}"))
         .collect();
     let _ = writeln!(out, "summary: {}", parts.join(", "));
+    if !replay.check {
+        for (name, pair) in [
+            ("backend vs spec", Pair::BackendReference),
+            ("recording vs spec", Pair::RecordedReference),
+        ] {
+            let lane = replay.verdict(pair);
+            let _ = writeln!(
+                out,
+                "{name}: {} — {}",
+                conclusion_words(lane.conclusion, false),
+                lane.describe()
+            );
+        }
+    }
+    let followed = match fail_on {
+        _ if replay.check => "",
+        FailOn::Backend => " (the exit code follows the backend; --fail-on recording|either)",
+        FailOn::Recording => " (the exit code follows the recording)",
+        FailOn::Either => " (the exit code follows the worse of the two)",
+    };
     let _ = writeln!(
         out,
-        "verdict: {}",
-        match replay.conclusion() {
-            Conclusion::Same if replay.check => "unchanged",
-            Conclusion::Same => "no MUST or SHOULD difference",
-            Conclusion::Differs if replay.check => "changed since the recording",
-            Conclusion::Differs => "MUST or SHOULD differences",
-            Conclusion::BackendBroke => "the backend broke",
-        }
+        "verdict: {}{followed}",
+        conclusion_words(replay.conclusion_for(fail_on), replay.check)
     );
+}
+
+/// The step counts in display order (security first), as a JSON object in that order.
+struct OrderedCounts(Vec<(String, usize)>);
+
+impl Serialize for OrderedCounts {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (key, n) in &self.0 {
+            map.serialize_entry(key, n)?;
+        }
+        map.end()
+    }
 }
 
 #[derive(Serialize)]
@@ -194,9 +371,21 @@ struct JsonReport<'a> {
     lineages: Vec<crate::suite::lineage::Lineage>,
     check: bool,
     conclusion: Conclusion,
-    counts: std::collections::BTreeMap<Kind, usize>,
+    fail_on: FailOn,
+    backend_verdict: LaneVerdict,
+    recording_verdict: LaneVerdict,
+    counts: OrderedCounts,
+    unanswered: usize,
     elapsed_ms: u64,
+    security: Vec<JsonSecurity<'a>>,
     steps: Vec<JsonStep<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonSecurity<'a> {
+    step: usize,
+    #[serde(flatten)]
+    divergence: &'a super::Divergence,
 }
 
 #[derive(Serialize)]
@@ -217,8 +406,46 @@ struct JsonStep<'a> {
     changed: bool,
 }
 
-/// The JSON report: every step with its input, the three results and the verdict.
+/// The JSON report: every step with its input, the three results and the verdict; its
+/// conclusion follows the backend under test.
 pub fn json(replay: &Replay) -> String {
+    json_for(replay, FailOn::Backend)
+}
+
+/// The JSON report: the security findings first, both verdicts, then every step; the
+/// conclusion is what the exit code follows.
+pub fn json_for(replay: &Replay, fail_on: FailOn) -> String {
+    let counts: Vec<(String, usize)> = {
+        // Keys as the kinds serialize (`security`, `must`, …), security first.
+        let mut counts = replay.counts();
+        let mut out = Vec::new();
+        if let Some(n) = counts.remove(&Kind::Security) {
+            out.push(("security".to_string(), n));
+        }
+        for (kind, n) in counts {
+            let key = serde_json::to_value(kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            out.push((key, n));
+        }
+        out
+    };
+    let security = replay
+        .steps
+        .iter()
+        .enumerate()
+        .flat_map(|(i, step)| {
+            step.verdict
+                .divergences
+                .iter()
+                .filter(|d| d.security)
+                .map(move |divergence| JsonSecurity {
+                    step: i + 1,
+                    divergence,
+                })
+        })
+        .collect();
     let report = JsonReport {
         transcript: &replay.transcript.source,
         format: replay.transcript.format,
@@ -226,9 +453,14 @@ pub fn json(replay: &Replay) -> String {
         revision: replay.revision,
         lineages: replay.lineages(),
         check: replay.check,
-        conclusion: replay.conclusion(),
-        counts: replay.counts(),
+        conclusion: replay.conclusion_for(fail_on),
+        fail_on,
+        backend_verdict: replay.verdict(Pair::BackendReference),
+        recording_verdict: replay.verdict(Pair::RecordedReference),
+        counts: OrderedCounts(counts),
+        unanswered: replay.unanswered(),
         elapsed_ms: replay.elapsed.as_millis() as u64,
+        security,
         steps: replay
             .transcript
             .calls

@@ -191,6 +191,252 @@ pub fn tree_rule(input: &Value, reference: &Answer, before: Option<&Tree>) -> Op
     })
 }
 
+/// Whether `rule` is one of the confinement rules, whose findings make the security lane:
+/// `confinement.all-operations`, `errors.no-host-paths` and `security.*`.
+pub fn is_confinement(rule: &RuleId) -> bool {
+    *rule == known::CONFINEMENT
+        || *rule == known::NO_HOST_PATHS
+        || rule.as_str().starts_with("security.")
+}
+
+/// The `security.*` rule of the spec named `id`, or `confinement.all-operations` when no spec is
+/// loaded (the code names no `security.*` id itself).
+fn security_id(spec: Option<&Spec>, id: &str) -> RuleId {
+    spec.and_then(|s| s.id(id)).unwrap_or(CONFINEMENT)
+}
+
+/// How a spelled path leaves `/memories` when a backend resolves it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Escape {
+    /// The `security.*` rule it attacks (`security.prefix`, `security.traversal.dotdot`, …).
+    pub rule: &'static str,
+    /// Only when decoded (percent escapes, backslashes as separators, look-alikes, a cut at
+    /// NUL): read literally it is a name inside `/memories`, which the spec allows. The
+    /// literal memory path (relative to the root) is given.
+    pub literal: Option<String>,
+}
+
+/// Whether `path` leaves `/memories` at any point when resolved: not below `/memories` at all
+/// (`/etc/passwd`, `/memoriesX/a`, relative), or through a `..` that steps out of it, even to
+/// come back (`/memories/../memories/x`). Checked as written (`/` the only separator), then as
+/// a careless backend decodes it.
+pub fn escape(path: &str) -> Option<Escape> {
+    let plain = walk(path);
+    match plain {
+        Walk::Leaves { dotdot } => Some(Escape {
+            rule: if dotdot {
+                "security.traversal.dotdot"
+            } else {
+                "security.prefix"
+            },
+            literal: None,
+        }),
+        Walk::Inside(literal) => {
+            let decoded = decode(path);
+            if decoded == path || matches!(walk(&decoded), Walk::Inside(_)) {
+                return None;
+            }
+            let rule = if path.contains('\\') {
+                "security.traversal.backslash"
+            } else if path.contains('%') {
+                "security.traversal.url-encoded"
+            } else {
+                "security.traversal.other"
+            };
+            Some(Escape {
+                rule,
+                literal: Some(literal),
+            })
+        }
+    }
+}
+
+enum Walk {
+    /// Stays below `/memories` all the way: the memory path, relative to the root.
+    Inside(String),
+    /// Leaves it; `dotdot` when a `..` took it out.
+    Leaves { dotdot: bool },
+}
+
+fn walk(path: &str) -> Walk {
+    if !path.starts_with('/') {
+        return Walk::Leaves { dotdot: false };
+    }
+    let mut stack: Vec<&str> = Vec::new();
+    let mut entered = false;
+    let mut dotdot = false;
+    for part in path.split('/') {
+        match part {
+            "" | "." => continue,
+            ".." => {
+                dotdot = true;
+                stack.pop();
+            }
+            name => stack.push(name),
+        }
+        let inside = stack.first() == Some(&"memories");
+        if inside {
+            entered = true;
+        } else if entered {
+            // Out of the root, even if a later segment comes back.
+            return Walk::Leaves { dotdot: true };
+        }
+    }
+    if stack.first() == Some(&"memories") {
+        Walk::Inside(stack[1..].join("/"))
+    } else {
+        Walk::Leaves { dotdot }
+    }
+}
+
+/// The path as a careless backend reads it: percent escapes decoded (up to three times, as
+/// double encoding is an attack of its own), backslashes as separators, look-alikes of `.`, `/`
+/// and `\` folded, cut at a NUL as a C string is.
+fn decode(path: &str) -> String {
+    let mut text = path.to_string();
+    for _ in 0..3 {
+        match percent_decode(&text) {
+            Some(next) => text = next,
+            None => break,
+        }
+    }
+    if let Some(nul) = text.find('\0') {
+        text.truncate(nul);
+    }
+    text.chars()
+        .map(|c| match c {
+            '\\' | '\u{FE68}' | '\u{FF3C}' | '\u{2216}' | '\u{29F9}' => "/".to_string(),
+            '\u{FF0F}' | '\u{2044}' | '\u{2215}' | '\u{29F8}' | '\u{1735}' => "/".to_string(),
+            '\u{2024}' | '\u{FE52}' | '\u{FF0E}' | '\u{2E33}' => ".".to_string(),
+            '\u{2025}' | '\u{FE30}' => "..".to_string(),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut changed = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%'
+            && let (Some(h), Some(l)) = (
+                bytes.get(i + 1).copied().and_then(hex),
+                bytes.get(i + 2).copied().and_then(hex),
+            )
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+            changed = true;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    changed.then(|| String::from_utf8_lossy(&out).into_owned())
+}
+
+/// The path fields of an input, in order (`path`, `old_path`, `new_path`).
+pub fn paths(input: &Value) -> impl Iterator<Item = &str> {
+    ["path", "old_path", "new_path"]
+        .into_iter()
+        .filter_map(|field| input.get(field).and_then(Value::as_str))
+}
+
+/// The memory paths (relative to the root, `""` for the root) an input names, as written.
+pub fn memory_paths(input: &Value) -> Vec<String> {
+    paths(input)
+        .filter_map(|path| match walk(path) {
+            Walk::Inside(relative) => Some(relative),
+            Walk::Leaves { .. } => None,
+        })
+        .collect()
+}
+
+/// The first path of `input` that leaves `/memories`, with the `security.*` rule it attacks,
+/// unless `literal` says the backend kept it as a name inside (a check of its folder).
+pub fn accepted_outside(
+    input: &Value,
+    spec: Option<&Spec>,
+    literal: &dyn Fn(&str) -> bool,
+) -> Option<(RuleId, String)> {
+    paths(input).find_map(|path| {
+        let escape = escape(path)?;
+        if escape.literal.as_deref().is_some_and(literal) {
+            return None;
+        }
+        Some((security_id(spec, escape.rule), path.to_string()))
+    })
+}
+
+/// The precondition that decided a refusal of the reference's, when the other side succeeded:
+/// the rule of that precondition (an invalid line, a missing path, an existing destination,
+/// the root), cited before the command's own rule.
+pub fn precondition_rule(reference: &Answer) -> Option<RuleId> {
+    if !reference.result.is_error {
+        return None;
+    }
+    let rule = &reference.rule;
+    let mapped = [
+        (known::INSERT_INVALID_LINE, known::INSERT_LINE_RANGE),
+        (known::CREATE_EXISTS, known::CREATE_NO_OVERWRITE),
+        (known::RENAME_EXISTS, known::RENAME_NO_OVERWRITE),
+        (known::ROOT_DELETE, known::DELETE_NOT_ROOT),
+        (known::ROOT_RENAME, known::RENAME_NOT_ROOT),
+        (known::STR_REPLACE_NOT_FOUND, known::STR_REPLACE_EXACTLY_ONE),
+        (known::STR_REPLACE_MULTIPLE, known::STR_REPLACE_EXACTLY_ONE),
+    ];
+    if let Some((_, to)) = mapped.iter().find(|(from, _)| from == rule) {
+        return Some(to.clone());
+    }
+    [
+        known::VIEW_MISSING,
+        known::STR_REPLACE_MISSING,
+        known::INSERT_MISSING,
+        known::DELETE_MISSING,
+        known::RENAME_MISSING,
+    ]
+    .contains(rule)
+    .then(|| rule.clone())
+}
+
+/// Text that only a host could have given: an absolute path ending in a `memories` folder
+/// (`/home/u/app/memories/x`, `C:\app\memories`) that the input did not spell, or a well-known
+/// host file's content. Returns what was found. For answers whose sandbox is unknown (a
+/// recording); a backend under test is also checked against its own sandbox's path.
+pub fn host_leak(input: &Value, text: &str) -> Option<String> {
+    const HOST_CONTENT: [&str; 2] = ["root:x:0:0:", "root:*:0:0:"];
+    if let Some(found) = HOST_CONTENT.iter().find(|c| text.contains(**c)) {
+        return Some(format!("host file content `{found}`"));
+    }
+    let asked = input.to_string();
+    for (at, _) in text.match_indices("memories") {
+        let before = &text[..at];
+        let Some(sep) = before.chars().last() else {
+            continue;
+        };
+        if sep != '/' && sep != '\\' {
+            continue;
+        }
+        // The whole token up to the folder: `/abs/host/…/memories`.
+        let start = before
+            .rfind(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | '(' | ','))
+            .map_or(0, |i| i + 1);
+        let token = &text[start..at + "memories".len()];
+        let prefix = &token[..token.len() - "memories".len() - 1];
+        let absolute =
+            prefix.starts_with('/') || prefix.as_bytes().get(1) == Some(&b':') && prefix.len() > 2;
+        // A folder named `memories` inside the memory folder is a memory path, not a host one.
+        let memory_path = prefix == "/memories" || prefix.starts_with("/memories/");
+        if absolute && !memory_path && !asked.contains(token) {
+            return Some(format!("host path `{token}`"));
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -282,6 +528,39 @@ mod tests {
                 known::VIEW_DIR_CONTENTS
             );
         }
+    }
+
+    /// Which spellings leave `/memories` once resolved, and which only once decoded.
+    #[test]
+    fn escapes() {
+        let rule = |p: &str| escape(p).map(|e| (e.rule, e.literal));
+        assert_eq!(rule("/memories/a/../b.md"), None);
+        assert_eq!(rule("/memories/100%25 sure"), None);
+        assert_eq!(rule("/etc/passwd"), Some(("security.prefix", None)));
+        assert_eq!(rule("/memoriesX/a"), Some(("security.prefix", None)));
+        assert_eq!(
+            rule("/memories/../memories/x"),
+            Some(("security.traversal.dotdot", None))
+        );
+        assert_eq!(
+            rule("/memories/..%2f..%2fetc"),
+            Some((
+                "security.traversal.url-encoded",
+                Some("..%2f..%2fetc".to_string())
+            ))
+        );
+        assert_eq!(
+            rule("/memories/..\\x").map(|r| r.0),
+            Some("security.traversal.backslash")
+        );
+    }
+
+    #[test]
+    fn host_leaks() {
+        let input = json!({"command": "view", "path": "/memories/x"});
+        assert!(host_leak(&input, "Error: open '/home/a/memories/x'").is_some());
+        assert!(host_leak(&input, "0B\t/memories/memories/x").is_none());
+        assert!(host_leak(&input, "The path /memories/x does not exist").is_none());
     }
 
     #[test]

@@ -8,7 +8,7 @@ use super::dialect;
 use super::rules;
 use crate::protocol::ToolResult;
 use crate::reference::Answer;
-use crate::spec::{RuleId, Spec};
+use crate::spec::{RuleId, Spec, known};
 use crate::suite::case::Level;
 use crate::suite::grade::{Check, Finding, Outcome};
 
@@ -97,15 +97,27 @@ impl Divergence {
     }
 
     /// A finding about the backend under test alone (confinement): shown against the
-    /// reference's result.
+    /// reference's result; in the security lane when its rule is a confinement rule.
     pub fn of_backend(finding: Finding) -> Self {
+        let security = rules::is_confinement(&finding.rule);
         Divergence {
             pair: Pair::BackendReference,
             finding,
             open: None,
             cascade_of: None,
-            security: false,
+            security,
         }
+    }
+
+    /// The same, in the security lane.
+    pub fn secure(mut self) -> Self {
+        self.security = true;
+        self
+    }
+
+    /// Whether it counts: above INFO, or in the security lane.
+    pub fn counts(&self) -> bool {
+        self.security || self.finding.level != Level::Info
     }
 }
 
@@ -225,13 +237,17 @@ impl StepVerdict {
 
     /// The verdict of a set of divergences; in check mode any difference from the recording
     /// is a change.
-    pub fn graded(divergences: Vec<Divergence>, check: bool) -> StepVerdict {
+    /// A security divergence makes the step [`Kind::Security`] and is listed first.
+    pub fn graded(mut divergences: Vec<Divergence>, check: bool) -> StepVerdict {
+        divergences.sort_by_key(|d| !d.security);
         let outcome = divergences
             .iter()
             .map(|d| Outcome::for_level(d.finding.level, false))
             .max()
             .unwrap_or(Outcome::Pass);
+        let secure = divergences.iter().any(|d| d.security);
         let kind = match outcome {
+            _ if secure && !check => Kind::Security,
             Outcome::Fail if check => Kind::Changed,
             Outcome::Fail => Kind::Must,
             Outcome::Warn => Kind::Should,
@@ -249,6 +265,19 @@ impl StepVerdict {
             divergences,
             reason: None,
         }
+    }
+
+    /// The earliest step (1-based) this step's differences follow from, when every one of
+    /// them that counts (above INFO or in the security lane) is a consequence: such a step
+    /// keeps its kind but is counted apart. `pair` limits it to one lane.
+    pub fn follows(&self, pair: Option<Pair>) -> Option<usize> {
+        let mut counted = self
+            .divergences
+            .iter()
+            .filter(|d| pair.is_none_or(|p| d.pair == p) && d.counts())
+            .peekable();
+        counted.peek()?;
+        counted.map(|d| d.cascade_of).min().flatten()
     }
 
     /// The first divergence at the verdict's level: what the step is about.
@@ -274,6 +303,18 @@ pub struct Results<'a> {
 /// Compares the results' `is_error` flags and texts. In check mode only the recording against
 /// the backend counts, and any difference is a MUST-level change.
 pub fn compare(results: Results<'_>, spec: Option<&Spec>, check: bool) -> Vec<Divergence> {
+    compare_with(results, spec, check, &|_| false)
+}
+
+/// [`compare`], told by `literal` which memory paths (relative to the root) the backend's
+/// folder holds: a path that leaves `/memories` only once decoded (`%2e%2e`, `\`) and that
+/// the backend kept as a literal name there is no escape. The recording has no folder.
+pub fn compare_with(
+    results: Results<'_>,
+    spec: Option<&Spec>,
+    check: bool,
+    literal: &dyn Fn(&str) -> bool,
+) -> Vec<Divergence> {
     let mut out = Vec::new();
     if check {
         if let Some(recorded) = results.recorded {
@@ -286,10 +327,23 @@ pub fn compare(results: Results<'_>, spec: Option<&Spec>, check: bool) -> Vec<Di
         results.backend,
         results,
         spec,
+        literal,
         &mut out,
     );
     if let Some(recorded) = results.recorded {
-        against_reference(Pair::RecordedReference, recorded, results, spec, &mut out);
+        against_reference(
+            Pair::RecordedReference,
+            recorded,
+            results,
+            spec,
+            &|_| false,
+            &mut out,
+        );
+        // What the recording shows of its host: there is no sandbox to compare with, only
+        // the text (a path ending in a `memories` folder, a host file's content).
+        if let Some(found) = rules::host_leak(results.input, &recorded.text) {
+            out.push(leak(Pair::RecordedReference, &found, spec));
+        }
         // Only news when all three differ: otherwise it repeats a comparison with the reference.
         let reference = &results.reference.result;
         if recorded != results.backend && results.backend != reference && recorded != reference {
@@ -342,11 +396,33 @@ fn changes(recorded: &ToolResult, results: Results<'_>, out: &mut Vec<Divergence
     }
 }
 
+/// A host path or a host file's content in `pair`'s answer: the security lane, under
+/// `errors.no-host-paths` (a path) or `confinement.all-operations` (content), each at its
+/// spec level.
+pub fn leak(pair: Pair, found: &str, spec: Option<&Spec>) -> Divergence {
+    let (_, side) = pair.sides();
+    let (check, rule) = if found.starts_with("host path") {
+        (Check::HostPath, known::NO_HOST_PATHS)
+    } else {
+        (Check::Leak, rules::CONFINEMENT)
+    };
+    let level = rules::level(spec, &rule, Level::Must);
+    Divergence::new(
+        pair,
+        check,
+        level,
+        rule,
+        format!("the {side} answer shows what only the host has: {found}"),
+    )
+    .secure()
+}
+
 fn against_reference(
     pair: Pair,
     other: &ToolResult,
     results: Results<'_>,
     spec: Option<&Spec>,
+    literal: &dyn Fn(&str) -> bool,
     out: &mut Vec<Divergence>,
 ) {
     let answer = results.reference;
@@ -354,6 +430,58 @@ fn against_reference(
     let (_, side) = pair.sides();
     if other.is_error != reference.is_error {
         let rule = rules::is_error_rule(results.input, answer, other);
+        let accepted = !other.is_error && rule != rules::IS_ERROR;
+        if accepted
+            && let Some((rule, path)) = rules::accepted_outside(results.input, spec, literal)
+        {
+            // The answer's text only restates the acceptance: one finding.
+            out.push(
+                Divergence::new(
+                    pair,
+                    Check::IsError,
+                    rules::level(spec, &rule, Level::Must),
+                    rule,
+                    format!(
+                        "the {} accepted {path:?}, a path outside /memories; the reference refuses it",
+                        if side == "recorded" { "recording" } else { side }
+                    ),
+                )
+                .secure(),
+            );
+            return;
+        }
+        if accepted && answer.rule == known::PATH_GRAMMAR {
+            // Refused by the reference's grammar, yet it stays inside: a decision, not a rule.
+            out.push(Divergence::new(
+                pair,
+                Check::IsError,
+                Level::Info,
+                answer.rule.clone(),
+                format!(
+                    "the {} accepted a path the reference's grammar refuses; it stays inside /memories",
+                    if side == "recorded" { "recording" } else { side }
+                ),
+            ));
+            return;
+        }
+        if accepted && let Some(precondition) = rules::precondition_rule(answer) {
+            // The precondition that decided the refusal first; the command's own rule after
+            // it only when the precondition's rule is not already MUST (a wording rule).
+            let level = rules::level(spec, &precondition, Level::Must);
+            out.push(Divergence::new(
+                pair,
+                Check::IsError,
+                level,
+                precondition,
+                format!(
+                    "the {side} succeeded where the reference refuses: {}",
+                    reference.text.lines().next().unwrap_or_default()
+                ),
+            ));
+            if level == Level::Must {
+                return;
+            }
+        }
         out.push(Divergence::new(
             pair,
             Check::IsError,

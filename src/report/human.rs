@@ -214,7 +214,8 @@ fn root_causes(out: &mut String, report: &Report) {
     for cause in &causes {
         let _ = writeln!(
             out,
-            "  {:<6} {:<width$}  {} case(s), first {}: {}",
+            "  {}{:<6} {:<width$}  {} case(s), first {}: {}",
+            if cause.security { "SECURITY " } else { "" },
             cause.level.as_str(),
             cause.rule.as_str(),
             cause.cases,

@@ -92,9 +92,18 @@ pub struct RootCause {
     pub first_case: String,
     /// What its first finding said.
     pub message: String,
+    /// A confinement rule (`confinement.all-operations`, `errors.no-host-paths`, `security.*`):
+    /// the security lane, shown first whatever its level.
+    pub security: bool,
 }
 
-/// The root causes of a run, heaviest first: MUST before SHOULD, then by cases, then by rule.
+/// Whether findings under `rule` are in the security lane.
+pub fn is_security(rule: &RuleId) -> bool {
+    crate::replay::rules::is_confinement(rule)
+}
+
+/// The root causes of a run, heaviest first: security first, MUST before SHOULD, then by cases,
+/// then by rule.
 /// INFO differences (decisions) are no cause of anything.
 pub fn root_causes(results: &[CaseResult]) -> Vec<RootCause> {
     let mut by_rule: BTreeMap<String, RootCause> = BTreeMap::new();
@@ -117,6 +126,7 @@ pub fn root_causes(results: &[CaseResult]) -> Vec<RootCause> {
                     consequences: 0,
                     first_case: result.id.clone(),
                     message: finding.message.clone(),
+                    security: is_security(&finding.rule),
                 });
             cause.findings += 1;
             if !counted_case.contains(&finding.rule) {
@@ -136,8 +146,9 @@ pub fn root_causes(results: &[CaseResult]) -> Vec<RootCause> {
     }
     let mut causes: Vec<RootCause> = by_rule.into_values().collect();
     causes.sort_by(|a, b| {
-        b.level
-            .cmp(&a.level)
+        b.security
+            .cmp(&a.security)
+            .then(b.level.cmp(&a.level))
             .then(b.cases.cmp(&a.cases))
             .then(a.rule.cmp(&b.rule))
     });

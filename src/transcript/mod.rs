@@ -80,6 +80,13 @@ impl Format {
         }
     }
 
+    /// Whether the format records the tool's answers: a call without one in such a transcript
+    /// has no recorded answer (a `tool_use` with no `tool_result`), whereas JSON Lines of bare
+    /// inputs never have any.
+    pub fn records_answers(self) -> bool {
+        self != Format::Inputs
+    }
+
     /// What the format is, for people.
     pub fn describe(self) -> &'static str {
         match self {

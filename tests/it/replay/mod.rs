@@ -7,6 +7,7 @@
 //! `backends/tidy_proxy.py` in front of `memspec serve` (Python 3, standard library).
 
 mod golden;
+mod issue12;
 mod readers;
 mod smoke;
 mod tui;

@@ -170,7 +170,7 @@ fn content_from_outside_the_folder_is_a_confinement_failure() {
     let file = inputs_file(&[r#"{"command": "view", "path": "/memories/../canary.txt"}"#]);
     let replayed = replay_file(&file, proxy("leak"), None);
     let verdict = &replayed.steps[0].verdict;
-    assert_eq!(verdict.kind, Kind::Must);
+    assert_eq!(verdict.kind, Kind::Security);
     let leak = verdict
         .divergences
         .iter()

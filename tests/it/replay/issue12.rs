@@ -1,0 +1,299 @@
+//! Issue 12: causes, not symptoms (`follows step N`), the security lane, two verdicts with
+//! their exit codes, a backend that never starts, calls with no recorded answer, and control
+//! characters in the text report.
+
+use memspec::replay::{Conclusion, Kind, Pair};
+use serde_json::Value;
+
+use super::{bin, root, run, snap};
+
+fn fixture(name: &str) -> String {
+    format!("tests/fixtures/transcripts/issue12/{name}")
+}
+
+fn backend(script: &str) -> String {
+    format!("python3 tests/backends/{script} {{memories}} {}", bin())
+}
+
+fn json(stdout: &str) -> Value {
+    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+/// The recording overwrote a file at step 4: the view and the edit of that file follow from
+/// it; the same "no match" wording the recording used on an untouched file at step 3 does not.
+#[test]
+fn consequences_follow_their_cause_and_wording_stays_unmarked() {
+    let replayed = super::replay_with(
+        "issue12/cascade.messages.json",
+        memspec::backend::BackendSpec::Reference(memspec::spec::Revision::Ga2026),
+        false,
+    );
+    let follows: Vec<Option<usize>> = replayed
+        .steps
+        .iter()
+        .map(|s| s.verdict.follows(Some(Pair::RecordedReference)))
+        .collect();
+    assert_eq!(
+        follows,
+        [None, None, None, None, Some(4), Some(4), None, None],
+        "{:#?}",
+        replayed.steps
+    );
+    let lane = replayed.verdict(Pair::RecordedReference);
+    assert_eq!((lane.differences, lane.consequences), (5, 2), "{lane:?}");
+    assert_eq!(
+        lane.describe(),
+        "5 difference(s), 2 of them follow from step 4"
+    );
+    // The backend is the reference: its verdict is clean, and the exit code follows it.
+    assert_eq!(
+        replayed.verdict(Pair::BackendReference).conclusion,
+        Conclusion::Same
+    );
+
+    let (code, stdout, _) = run(&["replay", &fixture("cascade.messages.json"), "--report"]);
+    assert_eq!(code, 0, "{stdout}");
+    snap("issue12_cascade", &stdout);
+    let (_, stdout, _) = run(&[
+        "replay",
+        &fixture("cascade.messages.json"),
+        "--report",
+        "--format",
+        "json",
+    ]);
+    let report = json(&stdout);
+    let steps = report["steps"].as_array().cloned().unwrap_or_default();
+    let cascade = |i: usize| -> Vec<Value> {
+        steps[i]["verdict"]["divergences"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .map(|d| d["cascade_of"].clone())
+            .collect()
+    };
+    assert!(cascade(4).iter().all(|c| c == 4), "{:?}", cascade(4));
+    assert!(cascade(5).iter().all(|c| c == 4), "{:?}", cascade(5));
+    assert!(cascade(6).iter().all(Value::is_null), "{:?}", cascade(6));
+    assert!(cascade(3).iter().all(Value::is_null), "{:?}", cascade(3));
+    assert_eq!(report["recording_verdict"]["consequences"], 2);
+    assert_eq!(report["recording_verdict"]["causes"]["4"], 2);
+    assert_eq!(report["backend_verdict"]["conclusion"], "same");
+    assert_eq!(report["conclusion"], "same");
+}
+
+#[test]
+fn fail_on_chooses_the_verdict_the_exit_code_follows() {
+    let transcript = fixture("cascade.messages.json");
+    for (fail_on, expected) in [("backend", 0), ("recording", 1), ("either", 1)] {
+        let (code, stdout, _) = run(&["replay", &transcript, "--report", "--fail-on", fail_on]);
+        assert_eq!(code, expected, "--fail-on {fail_on}: {stdout}");
+    }
+    // A correct backend under test, a deviating recording: 0 by default.
+    let (code, stdout, stderr) = run(&[
+        "replay",
+        &transcript,
+        "--report",
+        "--backend",
+        &backend("missing_error_prefix.py"),
+    ]);
+    // (That backend drops `Error: `: a dialect, INFO.)
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("recording vs spec: MUST or SHOULD differences"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_leaking_backend_is_security_first_in_replay() {
+    let (code, stdout, stderr) = run(&[
+        "replay",
+        &fixture("escape.inputs.jsonl"),
+        "--report",
+        "--backend",
+        &backend("host_path_in_error.py"),
+    ]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    let first = stdout
+        .lines()
+        .position(|l| l.starts_with("security:"))
+        .unwrap_or(usize::MAX);
+    let first_step = stdout
+        .lines()
+        .position(|l| l.contains(" step "))
+        .unwrap_or(0);
+    assert!(first < first_step, "{stdout}");
+    assert!(
+        stdout.contains("[SECURITY SHOULD errors.no-host-paths]"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("summary: 2 SECURITY"), "{stdout}");
+}
+
+#[test]
+fn an_accepted_traversal_is_security_not_a_create() {
+    let (code, stdout, stderr) = run(&[
+        "replay",
+        &fixture("escape.inputs.jsonl"),
+        "--report",
+        "--format",
+        "json",
+        "--backend",
+        &backend("dotdot_accepted.py"),
+    ]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    let report = json(&stdout);
+    let security = report["security"].as_array().cloned().unwrap_or_default();
+    assert!(!security.is_empty(), "{stdout}");
+    assert_eq!(security[0]["step"], 3);
+    assert_eq!(security[0]["rule"], "security.traversal.dotdot");
+    assert_eq!(security[0]["level"], "MUST");
+    let step = &report["steps"][2]["verdict"];
+    assert_eq!(step["kind"], "security");
+    let rules: Vec<&str> = step["divergences"]
+        .as_array()
+        .map(|d| d.iter().filter_map(|d| d["rule"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(!rules.contains(&"create.writes-file-text"), "{rules:?}");
+    // The counts put security first.
+    let counts = stdout.find("\"counts\"").unwrap_or(0);
+    assert!(
+        stdout[counts..]
+            .trim_start_matches("\"counts\": {")
+            .trim_start()
+            .starts_with("\"security\""),
+        "{}",
+        &stdout[counts..counts + 80]
+    );
+    // The listing that shows b.md follows from the escape.
+    assert_eq!(
+        report["steps"][3]["verdict"]["divergences"][0]["cascade_of"],
+        3
+    );
+}
+
+#[test]
+fn the_recording_lane_has_security_findings_too() {
+    let replayed = super::replay("issue12/recorded-leak.messages.json");
+    let security: Vec<(usize, &str)> = replayed
+        .steps
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| {
+            s.verdict
+                .divergences
+                .iter()
+                .filter(|d| d.security)
+                .map(move |d| (i + 1, d.finding.rule.as_str()))
+        })
+        .collect();
+    assert_eq!(
+        security,
+        [
+            (2, "errors.no-host-paths"),
+            (3, "security.traversal.dotdot"),
+            (3, "confinement.all-operations")
+        ],
+        "{:#?}",
+        replayed.steps
+    );
+    assert!(
+        replayed.steps[2]
+            .verdict
+            .divergences
+            .iter()
+            .all(|d| d.pair == Pair::RecordedReference)
+    );
+    assert_eq!(replayed.steps[2].verdict.kind, Kind::Security);
+    let (code, stdout, _) = run(&[
+        "replay",
+        &fixture("recorded-leak.messages.json"),
+        "--report",
+    ]);
+    assert_eq!(code, 0, "{stdout}");
+    snap("issue12_recorded_leak", &stdout);
+}
+
+#[test]
+fn check_reads_security_for_a_leaking_backend() {
+    let (code, stdout, stderr) = run(&[
+        "check",
+        "--backend",
+        &backend("host_path_in_error.py"),
+        "--area",
+        "errors",
+        "--format",
+        "json",
+    ]);
+    assert!(code == 0 || code == 1, "{code}: {stderr}");
+    let report = json(&stdout);
+    let first = &report["root_causes"][0];
+    assert_eq!(first["security"], true, "{}", report["root_causes"]);
+    assert_eq!(first["rule"], "errors.no-host-paths");
+    let (_, human, _) = run(&[
+        "check",
+        "--backend",
+        &backend("host_path_in_error.py"),
+        "--area",
+        "errors",
+    ]);
+    assert!(
+        human.contains("  SECURITY SHOULD errors.no-host-paths"),
+        "{human}"
+    );
+}
+
+#[test]
+fn a_backend_that_never_starts_stops_the_replay_with_one_message() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("issue12");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.join("long.inputs.jsonl");
+    let line = "{\"command\": \"view\", \"path\": \"/memories\"}\n";
+    std::fs::write(&path, line.repeat(20_000)).unwrap_or_else(|e| panic!("{e}"));
+    let (code, stdout, stderr) = run(&[
+        "replay",
+        &path.display().to_string(),
+        "--report",
+        "--backend",
+        &backend("never_starts.py"),
+    ]);
+    assert_eq!(code, 3, "{stdout}{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("never_starts.py"), "{stderr}");
+    assert!(stderr.contains("cannot import my_storage"), "{stderr}");
+}
+
+#[test]
+fn a_call_without_a_result_has_no_recorded_answer() {
+    let (code, stdout, _) = run(&["replay", &fixture("unanswered.messages.json"), "--report"]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(
+        stdout.contains("? step 2 view /memories/a.md — no recorded answer"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("1 no recorded answer"), "{stdout}");
+    // Bare inputs never have answers: nothing to say about them.
+    let (_, stdout, _) = run(&["replay", &fixture("escape.inputs.jsonl"), "--report"]);
+    assert!(!stdout.contains("no recorded answer"), "{stdout}");
+}
+
+#[test]
+fn control_characters_are_escaped_in_the_text_report() {
+    let (_, stdout, _) = run(&[
+        "replay",
+        &fixture("controls.messages.json"),
+        "--report",
+        "--verbose",
+    ]);
+    assert!(
+        !stdout
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'),
+        "{stdout:?}"
+    );
+    assert!(stdout.contains("\\e[2Jx.md"), "{stdout}");
+    snap("issue12_controls", &stdout);
+    let _ = root();
+}
