@@ -66,3 +66,11 @@ pub fn default_sources() -> (Source, Source) {
         (Source::Builtin, Source::Builtin)
     }
 }
+
+/// `adapters/python/memspec_adapter.py`: serves a Python memory-tool backend over protocol v1
+/// (`memspec check --python`, [`crate::backend::embedded`]).
+pub const PYTHON_ADAPTER: &str = include_str!("../adapters/python/memspec_adapter.py");
+
+/// `adapters/node/memspec-adapter.mjs`: serves a JavaScript or TypeScript memory-tool backend
+/// over protocol v1 (`memspec check --node`, [`crate::backend::embedded`]).
+pub const NODE_ADAPTER: &str = include_str!("../adapters/node/memspec-adapter.mjs");

@@ -1,6 +1,7 @@
 //! Backends under test: the in-process reference, or any program speaking protocol v1.
 
 mod cgroup;
+pub mod embedded;
 mod inprocess;
 mod stdio;
 pub mod wire;
@@ -159,6 +160,10 @@ pub enum BackendSpec {
         /// Whether the backend stores its memories in the given folder, so that filesystem
         /// fixtures and effects apply.
         on_folder: bool,
+        /// What reports call it, when not the command line itself: a command naming a temporary
+        /// file (an embedded adapter) would otherwise name a new path in every report and
+        /// baseline.
+        label: Option<String>,
     },
 }
 
@@ -170,6 +175,41 @@ impl BackendSpec {
         BackendSpec::Command {
             template: template.to_string(),
             on_folder: on_folder.unwrap_or(names_folder),
+            label: None,
+        }
+    }
+
+    /// The same backend, called `label` in reports instead of by its command line.
+    pub fn with_label(self, label: impl Into<String>) -> BackendSpec {
+        match self {
+            BackendSpec::Command {
+                template,
+                on_folder,
+                ..
+            } => BackendSpec::Command {
+                template,
+                on_folder,
+                label: Some(label.into()),
+            },
+            reference @ BackendSpec::Reference(_) => reference,
+        }
+    }
+
+    /// The same backend, declared (`Some(false)`: `--not-on-folder`) to keep or not keep its
+    /// memories in the given folder; `None` leaves the guess from the command line.
+    pub fn on_folder(self, on_folder: Option<bool>) -> BackendSpec {
+        match (self, on_folder) {
+            (
+                BackendSpec::Command {
+                    template, label, ..
+                },
+                Some(on_folder),
+            ) => BackendSpec::Command {
+                template,
+                on_folder,
+                label,
+            },
+            (spec, _) => spec,
         }
     }
 
@@ -177,6 +217,9 @@ impl BackendSpec {
     pub fn label(&self) -> String {
         match self {
             BackendSpec::Reference(_) => "reference (in process)".to_string(),
+            BackendSpec::Command {
+                label: Some(label), ..
+            } => label.clone(),
             BackendSpec::Command { template, .. } => template.clone(),
         }
     }

@@ -13,16 +13,124 @@ use super::{
     fail, print_out, say, say_raw, write_failed,
 };
 use memspec::backend::BackendSpec;
+use memspec::backend::embedded::{self, AdapterDir, AdapterError, Language};
 use memspec::check::{self, CheckConfig, CheckError};
 use memspec::report::{self, Verdict, human};
 use memspec::suite::case::Level;
 use memspec::suite::runner::{RunError, RunOptions, Selection};
 
+/// `--python`/`--node`: a backend served by an adapter built into memspec, with the user's own
+/// interpreter. Flattened into `check` (and, later, any command taking one `--backend`).
 #[derive(Debug, clap::Args)]
+pub(crate) struct AdapterArgs {
+    /// A Python backend, `FILE.py:Class` (or `FILE.py`, `module:Attr`, `anthropic-local-fs`),
+    /// served by the adapter built into memspec: the same as `--backend 'PYTHON
+    /// adapters/python/memspec_adapter.py TARGET --base {base}'` in a clone.
+    #[arg(long, value_name = "FILE.py:CLASS", conflicts_with_all = ["backend", "node"])]
+    pub(crate) python: Option<String>,
+    /// A JavaScript/TypeScript backend, `FILE.mjs:export` (a `betaMemoryTool`, a handlers object
+    /// or a factory; or `anthropic-local-fs`), served by the adapter built into memspec.
+    #[arg(long, value_name = "FILE.mjs:EXPORT", conflicts_with = "backend")]
+    pub(crate) node: Option<String>,
+    /// The Python that runs `--python` [default: $VIRTUAL_ENV/bin/python in an active venv,
+    /// else python3 on PATH].
+    #[arg(long, value_name = "PATH", requires = "python")]
+    pub(crate) python_bin: Option<String>,
+    /// The Node that runs `--node` [default: node on PATH].
+    #[arg(long, value_name = "PATH", requires = "node")]
+    pub(crate) node_bin: Option<String>,
+}
+
+impl AdapterArgs {
+    /// The backend to run: `--python`/`--node` through an embedded adapter (with the folder
+    /// holding it, to keep until the run is over), else the `--backend` command, else the
+    /// reference. `not_on_folder` is `--not-on-folder`. A bad target or interpreter is a usage
+    /// error, reported here, before any run.
+    pub(crate) fn resolve(
+        &self,
+        backend: Option<&str>,
+        not_on_folder: bool,
+        revision: memspec::spec::Revision,
+    ) -> Result<(BackendSpec, Option<AdapterDir>), ExitCode> {
+        let on_folder = not_on_folder.then_some(false);
+        let (flag, language, target, bin) = match (&self.python, &self.node) {
+            (Some(target), _) => ("--python", Language::Python, target, &self.python_bin),
+            (None, Some(target)) => ("--node", Language::Node, target, &self.node_bin),
+            (None, None) => {
+                let spec = backend.map_or(BackendSpec::Reference(revision), |template| {
+                    BackendSpec::command(template, on_folder)
+                });
+                return Ok((spec, None));
+            }
+        };
+        let interpreter = bin
+            .clone()
+            .unwrap_or_else(|| embedded::default_interpreter(language));
+        let built = match language {
+            Language::Python => embedded::python_backend(target, &interpreter),
+            Language::Node => embedded::node_backend(target, &interpreter),
+        };
+        match built {
+            Ok((spec, dir)) => Ok((spec.on_folder(on_folder), Some(dir))),
+            Err(e) => Err(adapter_failed(flag, &e)),
+        }
+    }
+
+    /// The flags that select the same backend again, for the rerun command.
+    fn repro(&self) -> Vec<String> {
+        let mut repro = Vec::new();
+        for (flag, value) in [
+            ("--python", &self.python),
+            ("--python-bin", &self.python_bin),
+            ("--node", &self.node),
+            ("--node-bin", &self.node_bin),
+        ] {
+            if let Some(value) = value {
+                repro.extend([flag.to_string(), value.clone()]);
+            }
+        }
+        repro
+    }
+}
+
+/// The exit for a backend an embedded adapter cannot serve: a usage error, unless the
+/// temporary folder could not be written.
+fn adapter_failed(flag: &str, error: &AdapterError) -> ExitCode {
+    let code = if error.is_usage() {
+        EXIT_USAGE
+    } else {
+        EXIT_INTERNAL
+    };
+    fail(code, &format!("{flag}: {error}"))
+}
+
+#[derive(Debug, clap::Args)]
+#[command(group(
+    clap::ArgGroup::new("any-backend")
+        .args(["backends", "python", "node"])
+        .required(true)
+        .multiple(true)
+))]
 pub(crate) struct MatrixArgs {
     /// A backend as `NAME=COMMAND` (protocol v1, `{memories}`/`{base}` substituted); repeatable.
-    #[arg(long = "backend", value_name = "NAME=COMMAND", required = true)]
+    /// Columns follow the reference in this order: every --backend, every --python, every
+    /// --node.
+    #[arg(long = "backend", value_name = "NAME=COMMAND")]
     pub(crate) backends: Vec<String>,
+    /// A Python backend served by the built-in adapter, as `NAME=FILE.py:Class`; repeatable.
+    #[arg(long, value_name = "NAME=FILE.py:CLASS")]
+    pub(crate) python: Vec<String>,
+    /// A JavaScript/TypeScript backend served by the built-in adapter, as
+    /// `NAME=FILE.mjs:export`; repeatable.
+    #[arg(long, value_name = "NAME=FILE.mjs:EXPORT")]
+    pub(crate) node: Vec<String>,
+    /// The Python that runs every --python [default: $VIRTUAL_ENV/bin/python in an active venv,
+    /// else python3 on PATH].
+    #[arg(long, value_name = "PATH")]
+    pub(crate) python_bin: Option<String>,
+    /// The Node that runs every --node [default: node on PATH].
+    #[arg(long, value_name = "PATH")]
+    pub(crate) node_bin: Option<String>,
     /// Run only cases whose id matches (`*` wildcard); repeatable.
     #[arg(long = "case", value_name = "PATTERN")]
     pub(crate) cases_selected: Vec<String>,
@@ -90,9 +198,11 @@ pub(crate) enum Format {
 #[derive(Debug, clap::Args)]
 pub(crate) struct CheckArgs {
     /// Backend command speaking protocol v1; `{memories}` and `{base}` become the sandbox paths.
-    /// Without it, the built-in reference runs in process.
+    /// Without it (and without --python or --node), the built-in reference runs in process.
     #[arg(long)]
     pub(crate) backend: Option<String>,
+    #[command(flatten)]
+    pub(crate) adapters: AdapterArgs,
     /// Declare that the backend does not store memories in the given folder: cases needing
     /// filesystem fixtures are skipped and effects are not checked.
     #[arg(long)]
@@ -146,10 +256,15 @@ pub(crate) struct CheckArgs {
 pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
     let (spec_source, cases_source) = args.dirs.resolve();
     let revision = args.dirs.revision();
-    let backend = match &args.backend {
-        None => BackendSpec::Reference(revision),
-        Some(template) => BackendSpec::command(template, args.not_on_folder.then_some(false)),
-    };
+    // `_adapters` holds the embedded adapter's folder until the run is over.
+    let (backend, _adapters) =
+        match args
+            .adapters
+            .resolve(args.backend.as_deref(), args.not_on_folder, revision)
+        {
+            Ok(resolved) => resolved,
+            Err(code) => return code,
+        };
     let Ok(timeout) = Duration::try_from_secs_f64(args.timeout) else {
         return fail(
             EXIT_USAGE,
@@ -301,17 +416,57 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
         return code;
     }
     let mut named = vec![("reference".to_string(), BackendSpec::Reference(revision))];
-    for arg in &args.backends {
-        let Some((name, command)) = arg
-            .split_once('=')
+    let name_of = |flag: &str, arg: &str, shape: &str| {
+        arg.split_once('=')
             .filter(|(n, _)| !n.is_empty() && !n.contains(' '))
-        else {
-            return fail(
-                EXIT_USAGE,
-                &format!("--backend {arg:?}: write NAME=COMMAND"),
-            );
-        };
-        named.push((name.to_string(), BackendSpec::command(command, None)));
+            .map(|(name, rest)| (name.to_string(), rest.to_string()))
+            .ok_or_else(|| fail(EXIT_USAGE, &format!("{flag} {arg:?}: write NAME={shape}")))
+    };
+    for arg in &args.backends {
+        match name_of("--backend", arg, "COMMAND") {
+            Ok((name, command)) => named.push((name, BackendSpec::command(&command, None))),
+            Err(code) => return code,
+        }
+    }
+    // One folder for every embedded adapter of the run, each written once; it lives until the
+    // matrix is done.
+    let mut adapters: Option<AdapterDir> = None;
+    for (flag, language, shape, list, bin) in [
+        (
+            "--python",
+            Language::Python,
+            "FILE.py:CLASS",
+            &args.python,
+            &args.python_bin,
+        ),
+        (
+            "--node",
+            Language::Node,
+            "FILE.mjs:EXPORT",
+            &args.node,
+            &args.node_bin,
+        ),
+    ] {
+        let interpreter = bin
+            .clone()
+            .unwrap_or_else(|| embedded::default_interpreter(language));
+        for arg in list {
+            let (name, target) = match name_of(flag, arg, shape) {
+                Ok(named) => named,
+                Err(code) => return code,
+            };
+            let dir = match &mut adapters {
+                Some(dir) => dir,
+                None => match AdapterDir::new() {
+                    Ok(dir) => adapters.insert(dir),
+                    Err(e) => return adapter_failed(flag, &e),
+                },
+            };
+            match dir.backend(language, &target, &interpreter) {
+                Ok(spec) => named.push((name, spec)),
+                Err(e) => return adapter_failed(&format!("{flag} {arg}"), &e),
+            }
+        }
     }
     let mut columns = Vec::new();
     for (name, backend) in named {
@@ -372,6 +527,7 @@ pub(crate) fn repro_args(args: &CheckArgs) -> Vec<String> {
     if let Some(backend) = &args.backend {
         repro.extend(["--backend".to_string(), backend.clone()]);
     }
+    repro.extend(args.adapters.repro());
     if args.not_on_folder {
         repro.push("--not-on-folder".to_string());
     }
