@@ -51,7 +51,8 @@ pub(crate) struct ReplayArgs {
     /// paths. Without it, the built-in reference runs in process.
     #[arg(long)]
     pub(crate) backend: Option<String>,
-    /// Folder whose contents both memory folders start with (copied, never changed).
+    /// What both memory folders start with: a folder (copied, never changed), a seed
+    /// description (JSON) or a golden file's seed [default: a golden transcript's own seed].
     #[arg(long)]
     pub(crate) seed: Option<PathBuf>,
     /// Print the verdicts and diffs instead of opening the TUI (for CI).
@@ -95,7 +96,8 @@ pub(crate) struct RecordArgs {
     /// Backend command speaking protocol v1 [default: the built-in reference].
     #[arg(long)]
     pub(crate) backend: Option<String>,
-    /// Folder whose contents the memory folder starts with (copied).
+    /// What the memory folder starts with: a folder (copied), a seed description (JSON) or a
+    /// golden file's seed; kept in the golden file as a description.
     #[arg(long)]
     pub(crate) seed: Option<PathBuf>,
     /// Read the inputs as this format instead of detecting it.
@@ -153,7 +155,7 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
             .map_or(BackendSpec::Reference(revision), |b| {
                 BackendSpec::command(b, None)
             }),
-        seed: args.seed.clone(),
+        seed: seed(args, transcript.session.as_ref()),
         timeout,
         check: args.check,
         revision,
@@ -259,6 +261,24 @@ pub(crate) fn record(args: &RecordArgs) -> ExitCode {
         args.output.display()
     ));
     ExitCode::SUCCESS
+}
+
+/// The seed of a replay: `--seed`, else the one a golden file holds. Given both, `--seed`
+/// wins, and says so.
+fn seed(args: &ReplayArgs, header: Option<&memspec::transcript::SessionHeader>) -> Option<PathBuf> {
+    let recorded = memspec::replay::scratch::recorded(&args.transcript, header);
+    match (&args.seed, recorded) {
+        (Some(given), Some(_)) => {
+            say(&format!(
+                "note: --seed {} replaces the seed recorded in {}",
+                given.display(),
+                args.transcript.display()
+            ));
+            Some(given.clone())
+        }
+        (Some(given), None) => Some(given.clone()),
+        (None, recorded) => recorded,
+    }
 }
 
 /// A progress bar on stderr when it is a terminal, hidden otherwise.

@@ -346,6 +346,47 @@ impl Sandbox {
     /// Makes a fixture inside `memories/`, never through anything the backend put there: a
     /// name already taken is [`FixtureError::InTheWay`].
     pub fn apply(&self, fixture: &Fixture) -> Result<(), FixtureError> {
+        self.plant(Some("memories"), fixture, b"")
+    }
+
+    /// Makes a file or a folder outside `memories/`, beside the canaries (`path` is relative to
+    /// the sandbox's folder): a seed's "files outside the root". A file starts with the
+    /// sandbox's secret, so that a backend showing one is caught as leaking a canary, and it is
+    /// watched like one (made before the backend starts, so changing it is a change outside).
+    pub fn apply_outside(&self, fixture: &Fixture) -> Result<(), FixtureError> {
+        let invalid = |reason: &str| FixtureError::Invalid {
+            path: fixture.path.clone(),
+            reason: reason.to_string(),
+        };
+        match &fixture.kind {
+            FixtureKind::Text(_)
+            | FixtureKind::BytesHex(_)
+            | FixtureKind::Repeat { .. }
+            | FixtureKind::Dir(_) => {}
+            FixtureKind::Symlink(_) | FixtureKind::Hardlink(_) | FixtureKind::Fifo(_) => {
+                return Err(invalid(
+                    "outside the memories folder only files and folders are made",
+                ));
+            }
+        }
+        // `memories` is the backend's folder: nothing outside may be made in it or in its place.
+        if fixture.path.split('/').next() == Some("memories") {
+            return Err(invalid(
+                "is in the memories folder; outside entries go beside it",
+            ));
+        }
+        let marker = format!("{} ", self.secret);
+        self.plant(None, fixture, marker.as_bytes())
+    }
+
+    /// Makes a fixture below `area` (`memories`, or the sandbox's folder itself); a file's
+    /// content starts with `prefix`.
+    fn plant(
+        &self,
+        area: Option<&str>,
+        fixture: &Fixture,
+        prefix: &[u8],
+    ) -> Result<(), FixtureError> {
         let invalid = |reason: &str| FixtureError::Invalid {
             path: fixture.path.clone(),
             reason: reason.to_string(),
@@ -373,7 +414,7 @@ impl Sandbox {
         let Some((last, parents)) = parts.split_last() else {
             return Err(invalid("is empty"));
         };
-        let mut full = vec!["memories"];
+        let mut full: Vec<&str> = area.into_iter().collect();
         full.extend_from_slice(parents);
         let dir = fs::walk(self.base.as_fd(), &full, true).map_err(|e| match e {
             WalkError::Blocked { at, kind } => FixtureError::InTheWay(format!(
@@ -386,13 +427,18 @@ impl Sandbox {
             missing @ WalkError::Missing { .. } => io_error(io::Error::other(missing.to_string())),
         })?;
         let name = fs::c_name(last).map_err(|_| invalid("contains a NUL byte"))?;
-        let made = match &fixture.kind {
-            FixtureKind::Text(text) => {
-                fs::create_new_at(dir.as_fd(), &name, text.as_bytes(), 0o644)
+        let write = |bytes: &[u8]| {
+            if prefix.is_empty() {
+                fs::create_new_at(dir.as_fd(), &name, bytes, 0o644)
+            } else {
+                fs::create_new_at(dir.as_fd(), &name, &[prefix, bytes].concat(), 0o644)
             }
+        };
+        let made = match &fixture.kind {
+            FixtureKind::Text(text) => write(text.as_bytes()),
             FixtureKind::BytesHex(hex) => {
                 let bytes = decode_hex(hex).map_err(|e| invalid(&e.to_string()))?;
-                fs::create_new_at(dir.as_fd(), &name, &bytes, 0o644)
+                write(&bytes)
             }
             FixtureKind::Repeat {
                 line,
@@ -407,7 +453,7 @@ impl Sandbox {
                 if !final_newline {
                     content.pop();
                 }
-                fs::create_new_at(dir.as_fd(), &name, content.as_bytes(), 0o644)
+                write(content.as_bytes())
             }
             FixtureKind::Dir(_) => {
                 rustix::fs::mkdirat(dir.as_fd(), &*name, Mode::from_raw_mode(0o755))
@@ -437,7 +483,8 @@ impl Sandbox {
                     .flatten()
                     .map_or("something", |meta| meta.kind.describe());
                 Err(FixtureError::InTheWay(format!(
-                    "{what} already at memories/{}, where the harness makes a fixture",
+                    "{what} already at {}{}, where the harness makes a fixture",
+                    area.map_or(String::new(), |area| format!("{area}/")),
                     fixture.path
                 )))
             }

@@ -9,7 +9,7 @@ use crate::backend::{BackendSpec, DEFAULT_STARTUP, Timeouts};
 use crate::exec;
 use crate::spec::Revision;
 use crate::transcript::Transcript;
-use crate::transcript::session::{self, Session, SessionHeader};
+use crate::transcript::session::{self, Session, SessionHeader, SessionSeed};
 
 /// Why a session could not be recorded.
 #[derive(Debug, thiserror::Error)]
@@ -30,7 +30,9 @@ pub enum RecordError {
 }
 
 /// Runs every memory call of `transcript` against `backend` in a fresh (optionally seeded)
-/// folder and returns the session.
+/// folder and returns the session. The seed (a folder, a description or a golden file, see
+/// [`scratch::Seed::load`]) is kept in the header as its description, so that replays of the
+/// session start from the same store wherever they run.
 pub fn record(
     transcript: &Transcript,
     backend: &BackendSpec,
@@ -38,7 +40,11 @@ pub fn record(
     timeout: Duration,
     revision: Revision,
 ) -> Result<Session, RecordError> {
-    let sandbox = scratch::seeded(seed)?;
+    let name = seed
+        .map(|path| path.display().to_string())
+        .unwrap_or_default();
+    let seed = seed.map(scratch::Seed::load).transpose()?;
+    let sandbox = scratch::planted(seed.as_ref(), &name)?;
     let mut running = exec::Session::on(
         sandbox,
         backend,
@@ -66,7 +72,7 @@ pub fn record(
             memspec_session: session::VERSION,
             backend: backend.label(),
             created: session::now_rfc3339(),
-            seed: seed.map(|s| s.display().to_string()),
+            seed: seed.map(|s| Box::new(SessionSeed::Content(s.to_value()))),
             revision: Some(revision),
             amended: Vec::new(),
         },

@@ -4,7 +4,7 @@
 //! backend gave.
 //!
 //! ```text
-//! {"memspec_session": 1, "backend": "reference (in process)", "created": "2026-11-22T08:00:00Z"}
+//! {"memspec_session": 1, "backend": "reference (in process)", "created": "2026-11-22T08:00:00Z", "seed": {"memories": [{"path": "notes.md", "text": "- tea\n"}]}}
 //! {"step": 1, "input": {"command": "view", "path": "/memories"}, "result": {"text": "...", "is_error": false}}
 //! ```
 //!
@@ -40,9 +40,11 @@ pub struct SessionHeader {
     /// When the session was recorded (RFC 3339, UTC).
     #[serde(default)]
     pub created: String,
-    /// The seed folder the sandbox was filled from, if any.
+    /// What the sandbox started with, if anything: the seed itself (its JSON description,
+    /// which `replay` plants again), or, in sessions of older memspecs, the seed folder's path.
+    /// Boxed: `as_deref` gives the seed, which shows itself with `Display`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seed: Option<String>,
+    pub seed: Option<Box<SessionSeed>>,
     /// The revision of the page the session was recorded under (sessions from before revisions
     /// existed have none): `replay --check` judges by it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -51,6 +53,36 @@ pub struct SessionHeader {
     /// steps named there no longer come from `backend`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub amended: Vec<Amendment>,
+}
+
+/// A session's seed, as its header keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SessionSeed {
+    /// The path of the seed folder as given to `record` (older sessions): only a name, which
+    /// may no longer lead anywhere, so it is shown, never planted.
+    Folder(String),
+    /// The seed's JSON description (`{"memories": [...], "outside": [...]}`, see
+    /// [`crate::replay::scratch`]), kept as written so that a rewrite changes nothing.
+    Content(Value),
+}
+
+impl std::fmt::Display for SessionSeed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SessionSeed::Folder(path) => f.write_str(path),
+            SessionSeed::Content(value) => {
+                let count =
+                    |key: &str| value.get(key).and_then(Value::as_array).map_or(0, Vec::len);
+                write!(
+                    f,
+                    "a recorded seed ({} entries in /memories, {} outside)",
+                    count("memories"),
+                    count("outside")
+                )
+            }
+        }
+    }
 }
 
 /// One review's accepted changes: which backend's answers replaced which steps, and when.
@@ -148,7 +180,12 @@ pub fn render(session: &Session) -> String {
 
 /// Writes a session atomically: a temporary file beside `path`, flushed, then renamed over it,
 /// so that an interrupted write never leaves half a golden file.
+///
+/// The file gets the mode a plain `File::create` would give it: an existing file's own mode, a
+/// new one `0666` less the umask (a golden file is checked in and read by others; the
+/// temporary file's private `0600` must not leak into it).
 pub fn write(path: &Path, session: &Session) -> Result<(), TranscriptError> {
+    use std::os::unix::fs::PermissionsExt;
     let error = |source: std::io::Error| TranscriptError::Write {
         path: path.display().to_string(),
         source,
@@ -157,10 +194,21 @@ pub fn write(path: &Path, session: &Session) -> Result<(), TranscriptError> {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
+    // The kernel applies the umask to the mode given at creation, as for `File::create`: no
+    // need to read the umask (setting it to read it would race other threads).
     let mut file = tempfile::Builder::new()
         .prefix(".memspec-session-")
+        .permissions(std::fs::Permissions::from_mode(0o666))
         .tempfile_in(dir)
         .map_err(error)?;
+    if let Ok(existing) = std::fs::metadata(path)
+        && existing.is_file()
+    {
+        let mode = existing.permissions().mode() & 0o777;
+        file.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(mode))
+            .map_err(error)?;
+    }
     file.write_all(render(session).as_bytes()).map_err(error)?;
     file.as_file().sync_all().map_err(error)?;
     file.persist(path).map_err(|e| error(e.error))?;

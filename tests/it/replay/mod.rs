@@ -9,6 +9,7 @@
 mod golden;
 mod issue12;
 mod readers;
+mod seeds;
 mod smoke;
 mod tui;
 mod verdicts;
