@@ -138,7 +138,7 @@ impl SeedError {
 impl Seed {
     /// Reads a seed: a folder (converted with [`Seed::from_folder`]), a seed description, or
     /// a golden file (the seed its header holds). Links are never followed inside a folder;
-    /// the path given itself is the user's and is.
+    /// the path given is the user's own, and a link there is followed like any argument.
     pub fn load(path: &Path) -> Result<Seed, SeedError> {
         let read_error = |source: io::Error| SeedError::Read {
             path: path.to_path_buf(),
@@ -149,6 +149,13 @@ impl Seed {
             return Seed::from_folder(path);
         }
         let name = path.display().to_string();
+        if !meta.is_file() {
+            // A FIFO or a device would block or never end.
+            return Err(invalid(
+                &name,
+                &format!("neither a folder nor a file; {SEED_HELP}"),
+            ));
+        }
         let mut bytes = Vec::new();
         std::fs::File::open(path)
             .and_then(|file| file.take(SEED_FILE_LIMIT + 1).read_to_end(&mut bytes))
