@@ -466,6 +466,28 @@ mod tests {
     }
 
     #[test]
+    fn the_adapter_is_private_written_once_and_removed() {
+        let Ok(mut dir) = AdapterDir::new() else {
+            panic!("cannot make the adapter folder")
+        };
+        let folder = dir.path().to_path_buf();
+        let mode = |path: &Path| fs::metadata(path).map(|m| m.permissions().mode() & 0o777);
+        assert_eq!(mode(&folder).ok(), Some(0o700));
+        for _ in 0..2 {
+            let spec = dir.backend(Language::Python, "anthropic-local-fs", "sh");
+            assert!(spec.is_ok(), "{spec:?}");
+        }
+        let file = folder.join("memspec_adapter.py");
+        assert_eq!(mode(&file).ok(), Some(0o600));
+        assert_eq!(
+            fs::read_to_string(&file).ok().as_deref(),
+            Some(builtin::PYTHON_ADAPTER)
+        );
+        drop(dir);
+        assert!(!folder.exists());
+    }
+
+    #[test]
     fn words_are_quoted_only_when_needed() {
         assert_eq!(shell_word("/usr/bin/python3"), "/usr/bin/python3");
         assert_eq!(shell_word("a b"), "'a b'");

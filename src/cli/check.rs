@@ -240,6 +240,11 @@ pub(crate) struct CheckArgs {
     /// Write the report to this file instead of stdout (the human summary still goes to stderr).
     #[arg(long, short)]
     pub(crate) output: Option<PathBuf>,
+    /// Also append the Markdown report to this file, whatever --format is: one run gives the
+    /// JUnit file and the job summary (`--append-markdown "$GITHUB_STEP_SUMMARY"`, appended to
+    /// as GitHub expects, after the other steps' text).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) append_markdown: Option<PathBuf>,
     /// Accepted deviations; any difference from the run fails it.
     #[arg(long)]
     pub(crate) baseline: Option<PathBuf>,
@@ -280,6 +285,7 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
     for (flag, path) in [
         ("--output", &args.output),
         ("--write-baseline", &args.write_baseline),
+        ("--append-markdown", &args.append_markdown),
     ] {
         if let Some(path) = path
             && let Err(code) = check_output_path(flag, path)
@@ -374,6 +380,11 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
             None => "the report".to_string(),
         };
         return write_failed(&what, &e);
+    }
+    if let Some(path) = &args.append_markdown
+        && let Err(e) = append(path, &report::formats::markdown(&report))
+    {
+        return write_failed(&format!("the Markdown report to {}", path.display()), &e);
     }
     if let Some(path) = &args.write_baseline {
         let baseline = memspec::suite::baseline::Baseline::from_results(
@@ -519,6 +530,16 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
             write_failed(&what, &e)
         }
     }
+}
+
+/// Appends `text` to the file at `path`, creating it if needed.
+fn append(path: &std::path::Path, text: &str) -> io::Result<()> {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    file.write_all(text.as_bytes())
 }
 
 /// The arguments that select the same backend and suite again, for the rerun command.

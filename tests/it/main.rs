@@ -4,6 +4,7 @@ mod check;
 mod reference;
 mod replay;
 mod revisions;
+mod packaging;
 mod sandbox;
 mod sdk;
 mod suite;
