@@ -9,6 +9,16 @@
 //! fifty changed (tabs turned into spaces) so that the verdicts have differences to find.
 //! Frames are drawn into ratatui's `TestBackend` at 80x24 and 160x48 while moving through the
 //! steps the way a user does (next step, next divergence, page down, layout toggle, search).
+//!
+//!     cargo build --release && cargo run --release --example replay_bench -- --long [LINES]
+//!
+//! instead measures one long step: a golden file that creates a file of LINES lines (default
+//! 999,999) and records its whole view, replayed against `tests/backends/
+//! view_whole_changed_line.py` (whole views, line 500,000 changed), so that the review's diff
+//! is a million lines against a million with one change. A child process (so that generating
+//! the file does not count) opens and replays it, opens the TUI on it and draws: the peak
+//! memory (VmHWM) against the transcript's size, and the time to select the step and draw
+//! it, to walk to its change and to scroll.
 
 use std::time::{Duration, Instant};
 
@@ -22,6 +32,14 @@ use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
 
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--long-child") {
+        return long_child(args.get(2).map_or("", String::as_str));
+    }
+    if args.get(1).map(String::as_str) == Some("--long") {
+        let lines = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(999_999);
+        return long(lines);
+    }
     let steps: usize = std::env::args()
         .nth(1)
         .and_then(|s| s.parse().ok())
@@ -158,4 +176,183 @@ fn transcript(steps: usize, scratch: &std::path::Path) -> Value {
 fn fail(error: &dyn std::fmt::Display) -> ! {
     eprintln!("replay_bench: {error}");
     std::process::exit(1)
+}
+
+/// Writes the long transcript and runs the measuring child on it.
+fn long(lines: usize) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let memspec = root.join("target/release/memspec");
+    if !memspec.exists() {
+        fail(&"build the binary first: cargo build --release (the backend wraps memspec serve)");
+    }
+    let dir = tempfile::tempdir_in("/dev/shm")
+        .or_else(|_| tempfile::tempdir())
+        .unwrap_or_else(|e| fail(&e));
+    let path = dir.path().join("long-view.golden.jsonl");
+    let started = Instant::now();
+    let text: String = (1..=lines)
+        .map(|n| format!("line {n} of a long file\n"))
+        .collect();
+    // The recorded view is the whole file in the spec's numbered format (the backend's answer
+    // before it changed one line).
+    let mut view = String::from("Here's the content of /memories/long.txt with line numbers:");
+    for (n, line) in text.lines().enumerate() {
+        view.push_str(&format!("\n{:>6}\t{line}", n + 1));
+    }
+    let header = json!({"memspec_session": 1, "backend": "a backend that shows long views whole", "created": "2026-11-22T08:00:00Z"});
+    let create = json!({"step": 1, "input": {"command": "create", "path": "/memories/long.txt", "file_text": text}, "result": {"text": "File created successfully at: /memories/long.txt", "is_error": false}});
+    let view = json!({"step": 2, "input": {"command": "view", "path": "/memories/long.txt"}, "result": {"text": view, "is_error": false}});
+    std::fs::write(&path, format!("{header}\n{create}\n{view}\n")).unwrap_or_else(|e| fail(&e));
+    let size = std::fs::metadata(&path).map_or(0, |m| m.len());
+    println!(
+        "generated a golden file that creates a file of {lines} lines and views it whole ({:.1} MB) in {:.2?}; the backend changes line {}",
+        size as f64 / 1e6,
+        started.elapsed(),
+        CHANGED_LINE
+    );
+    let exe = std::env::current_exe().unwrap_or_else(|e| fail(&e));
+    let status = std::process::Command::new(exe)
+        .arg("--long-child")
+        .arg(&path)
+        .env("MEMSPEC_CHANGED_LINE", CHANGED_LINE.to_string())
+        .status()
+        .unwrap_or_else(|e| fail(&e));
+    if !status.success() {
+        fail(&format!("the measuring child failed: {status}"));
+    }
+}
+
+/// The line the long bench's backend changes.
+const CHANGED_LINE: usize = 500_000;
+
+/// Peak and current resident memory of this process, in bytes.
+fn memory() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map_or(0, |kb| kb * 1024)
+    };
+    (field("VmHWM:"), field("VmRSS:"))
+}
+
+/// Opens, replays and draws the long transcript at `path`, printing times and memory.
+fn long_child(path: &str) {
+    let size = std::fs::metadata(path).map_or(0, |m| m.len());
+    let mb = |bytes: u64| bytes as f64 / 1e6;
+    let spec = memspec::spec::Spec::builtin(memspec::spec::Revision::Ga2026).ok();
+    let started = Instant::now();
+    let transcript =
+        memspec::transcript::read(std::path::Path::new(path), None).unwrap_or_else(|e| fail(&e));
+    let read = started.elapsed();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let backend = format!(
+        "python3 {} {{memories}} {}",
+        root.join("tests/backends/view_whole_changed_line.py")
+            .display(),
+        root.join("target/release/memspec").display()
+    );
+    let options = ReplayOptions {
+        backend: BackendSpec::command(&backend, None),
+        seed: None,
+        timeout: Duration::from_secs(60),
+        check: false,
+        revision: memspec::spec::Revision::Ga2026,
+    };
+    let started = Instant::now();
+    let replayed = replay::replay(transcript, &options, spec.as_ref(), &mut |_, _| {})
+        .unwrap_or_else(|e| fail(&e));
+    let replayed_in = started.elapsed();
+    let (peak_replay, _) = memory();
+    println!(
+        "transcript {:.1} MB; read {read:.2?}; replay {replayed_in:.2?}; peak after replay {:.1} MB ({:.2}x)",
+        mb(size),
+        mb(peak_replay),
+        peak_replay as f64 / size as f64
+    );
+    let started = Instant::now();
+    let mut app = App::new(replayed, spec, Options { mouse: false });
+    let opened = started.elapsed();
+    println!(
+        "the TUI opens on step {} of {}",
+        app.selected() + 1,
+        app.replay().steps.len()
+    );
+    for (width, height) in [(80, 24), (160, 48)] {
+        let mut terminal =
+            Terminal::new(TestBackend::new(width, height)).unwrap_or_else(|e| fail(&e));
+        let mut timed = |label: &str, app: &mut App, actions: &[Action]| {
+            let started = Instant::now();
+            for action in actions {
+                app.apply(*action);
+            }
+            terminal.draw(|f| app.draw(f)).unwrap_or_else(|e| fail(&e));
+            println!("{width}x{height} {label:<44} {:>10.2?}", started.elapsed());
+        };
+        timed("first frame", &mut app, &[]);
+        timed(
+            "select the step before + draw",
+            &mut app,
+            &[Action::PrevStep],
+        );
+        timed(
+            "select the long step + draw (diff computed)",
+            &mut app,
+            &[Action::NextStep],
+        );
+        timed("page down + draw", &mut app, &[Action::PageDown]);
+        timed("side by side + draw", &mut app, &[Action::ToggleLayout]);
+        timed("unified + draw", &mut app, &[Action::ToggleLayout]);
+        timed("scroll right + draw", &mut app, &[Action::ScrollRight]);
+        timed("results tab + draw", &mut app, &[Action::ShowResults]);
+        timed("diff tab + draw", &mut app, &[Action::ShowDiff]);
+        timed(
+            "expand the fold (Enter) + draw",
+            &mut app,
+            &[Action::ToggleFold],
+        );
+        timed(
+            "back to the top (PgUp x3) + draw",
+            &mut app,
+            &[Action::PageUp, Action::PageUp, Action::PageUp],
+        );
+        timed(
+            "walk to the change (]) + draw",
+            &mut app,
+            &[Action::NextChange],
+        );
+        timed("zoom + draw", &mut app, &[Action::ToggleZoom]);
+        timed("zoom off + draw", &mut app, &[Action::ToggleZoom]);
+        let mut times = Vec::new();
+        let mut terminal =
+            Terminal::new(TestBackend::new(width, height)).unwrap_or_else(|e| fail(&e));
+        for i in 0..200 {
+            app.apply(if i % 2 == 0 {
+                Action::ScrollDown
+            } else {
+                Action::ScrollUp
+            });
+            let frame = Instant::now();
+            terminal.draw(|f| app.draw(f)).unwrap_or_else(|e| fail(&e));
+            times.push(frame.elapsed());
+        }
+        times.sort();
+        let mean = times.iter().sum::<Duration>() / times.len() as u32;
+        println!(
+            "{width}x{height} {:<44} {mean:>10.2?} (max {:.2?})",
+            "a frame on the long step, mean of 200",
+            times[times.len() - 1]
+        );
+    }
+    let (peak, now) = memory();
+    println!("App::new (opens on the step): {opened:.2?}");
+    println!(
+        "memory: peak {:.1} MB = {:.2}x the transcript; resident at the end {:.1} MB = {:.2}x",
+        mb(peak),
+        peak as f64 / size as f64,
+        mb(now),
+        now as f64 / size as f64
+    );
 }

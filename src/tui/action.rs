@@ -24,6 +24,16 @@ pub enum Action {
     PrevDivergence,
     /// Select the first step that diverges.
     FirstDivergence,
+    /// `n`/`N` stop at steps that only follow an earlier divergence too, or no longer.
+    ToggleConsequences,
+    /// Scroll the diff to its next change.
+    NextChange,
+    /// Scroll the diff to its previous change.
+    PrevChange,
+    /// Expand the folded unchanged run in view (or fold back the expanded one).
+    ToggleFold,
+    /// Enlarge the detail pane to the whole screen, or back.
+    ToggleZoom,
     /// Scroll the detail pane down a line.
     ScrollDown,
     /// Scroll the detail pane up a line.

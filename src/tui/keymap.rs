@@ -182,6 +182,12 @@ pub const KEYMAP: &[Binding] = &[
     bind(&[Char('}')], Action::NextDivergence, When::Searching, "Divergences", None, "next step that diverges"),
     bind(&[Char('{')], Action::PrevDivergence, When::Searching, "Divergences", None, "previous step that diverges"),
     bind(&[Char('f')], Action::FirstDivergence, When::Always, "Divergences", Some("first"), "first step that diverges"),
+    bind(&[Char('c')], Action::ToggleConsequences, When::Always, "Divergences", None, "n/N stop at consequences (↳N: follows step N) too, or not"),
+    // The diff pane.
+    bind(&[Char(']')], Action::NextChange, When::Always, "Diff", Some("change"), "next change in the diff (a step opens on its first)"),
+    bind(&[Char('[')], Action::PrevChange, When::Always, "Diff", None, "previous change in the diff"),
+    bind(&[Enter], Action::ToggleFold, When::Always, "Diff", None, "expand the folded lines in view (⋯), or fold them back"),
+    bind(&[Char('z')], Action::ToggleZoom, When::Always, "Diff", None, "zoom: the detail pane fills the screen, or gives it back"),
     bind(&[Char('n')], Action::NextMatch, When::Searching, "Search", Some("next match"), "next step matching the search"),
     bind(&[Char('N')], Action::PrevMatch, When::Searching, "Search", Some("prev"), "previous step matching the search"),
     bind(&[Esc], Action::ClearSearch, When::Searching, "Search", Some("clear"), "forget the search (n/N go back to divergences)"),

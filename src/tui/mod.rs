@@ -4,12 +4,14 @@
 //! search, review of golden files, and a help overlay and hint bar generated from one keymap.
 //!
 //! - [`model`]: state and what actions do to it.
+//! - `fold`: the diff pane's model (folded unchanged runs, changes drawn when in view).
 //! - [`action`]: the actions.
 //! - [`keymap`]: the one table of keys.
 //! - [`view`]: rendering, a function of the state.
 //! - [`terminal`]: the event loop and a terminal that is always restored.
 
 pub mod action;
+mod fold;
 pub mod keymap;
 pub mod model;
 mod terminal;

@@ -6,9 +6,10 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, Mou
 use ratatui::layout::{Position, Rect};
 
 use super::action::Action;
+use super::fold::{Folded, LineIndex};
 use super::keymap::{self, Context, Key};
 use super::view;
-use crate::diff::{self, DiffLine, Glyphs, Row};
+use crate::diff::{CONTEXT_LINES, Glyphs, thousands};
 use crate::replay::report::texts;
 use crate::replay::{Kind, Pair, Replay, Step};
 use crate::spec::Spec;
@@ -140,24 +141,23 @@ pub struct Areas {
     pub detail: Vec<Rect>,
     /// Height of the main detail pane, for paging.
     pub detail_height: u16,
-    /// Whether the compact layout was drawn.
+    /// Whether the compact layout was drawn (or the zoomed one, which also shows tabs).
     pub compact: bool,
+    /// The horizontal scroll the diff pane settled on when asked to show a column.
+    pub hscroll: Option<usize>,
 }
 
-/// The diff of the selected step's compared pair, computed once per selection.
-#[derive(Debug, Clone, Default)]
-pub struct DiffView {
+/// The diff of the selected step's compared pair, computed once per selection and source:
+/// segments over the two texts, which stay in the replay (see [`super::fold`]).
+#[derive(Debug, Default)]
+pub(crate) struct DiffView {
     key: Option<(usize, Source)>,
     /// Whether there is anything to compare.
-    pub available: bool,
-    /// Unified lines.
-    pub lines: Vec<DiffLine>,
-    /// Line numbers of the unified lines.
-    pub numbers: Vec<(Option<usize>, Option<usize>)>,
-    /// Side-by-side rows.
-    pub rows: Vec<Row>,
+    pub(crate) available: bool,
+    /// The line diff, folded.
+    pub(crate) folded: Folded,
     /// `is_error` of (expected side, actual side), when comparing results.
-    pub flags: Option<(bool, bool)>,
+    pub(crate) flags: Option<(bool, bool)>,
 }
 
 /// The TUI's whole state.
@@ -187,6 +187,19 @@ pub struct App {
     pub(crate) diff: DiffView,
     /// Steps per verdict kind, counted once: the header shows them on every frame.
     pub(crate) counts: std::collections::BTreeMap<Kind, usize>,
+    /// Diverging steps that only follow an earlier divergence, counted once.
+    pub(crate) consequences: usize,
+    /// Whether any step has a security finding (the step list then has a lane for them).
+    pub(crate) security_lane: bool,
+    /// `n`/`N` stop at consequences too.
+    pub(crate) show_consequences: bool,
+    /// The detail pane takes the whole screen.
+    pub(crate) zoom: bool,
+    /// A column the diff pane should scroll to on the next frame (a change's first).
+    pub(crate) reveal: Option<usize>,
+    /// Line indexes of the selected step's three results (recorded, backend, reference), so
+    /// that a frame finds its lines without counting through a million-line result.
+    pub(crate) result_lines: (Option<usize>, [Option<LineIndex>; 3]),
 }
 
 /// Tab stops of the TUI's diff and results.
@@ -209,8 +222,18 @@ impl App {
                 written: None,
             });
         let counts = replay.counts();
+        let security_lane = replay
+            .steps
+            .iter()
+            .any(|s| s.verdict.divergences.iter().any(|d| d.security));
         let mut app = App {
             counts,
+            consequences: 0,
+            security_lane,
+            show_consequences: false,
+            zoom: false,
+            reveal: None,
+            result_lines: (None, [None, None, None]),
             replay,
             spec,
             selected: 0,
@@ -234,13 +257,27 @@ impl App {
             areas: Areas::default(),
             diff: DiffView::default(),
         };
+        app.consequences = (0..app.replay.steps.len())
+            .filter(|&i| app.kind(i).diverges() && app.follows(i).is_some())
+            .count();
+        // A review opens on the first change still to decide; a replay on its first
+        // divergence.
+        let pending = app.review.as_ref().and_then(|r| {
+            r.decisions
+                .iter()
+                .position(|d| *d == Some(Decision::Pending))
+        });
         let first = app.find_divergence(0, true);
-        match first {
-            Some(i) => {
+        match (pending, first) {
+            (Some(i), _) => {
+                app.select(i);
+                app.status = Some(format!("first change to review: step {}", i + 1));
+            }
+            (None, Some(i)) => {
                 app.select(i);
                 app.status = Some(format!("first divergence: step {}", i + 1));
             }
-            None => {
+            (None, None) => {
                 app.select(0);
                 app.status =
                     Some("no divergence: every step is the same or equivalent".to_string());
@@ -289,6 +326,10 @@ impl App {
     pub fn draw(&mut self, frame: &mut Frame<'_>) {
         self.areas = view::draw(frame, self);
         self.list_offset = self.areas.steps_offset;
+        if let Some(hscroll) = self.areas.hscroll {
+            self.hscroll = hscroll;
+            self.reveal = None;
+        }
     }
 
     /// Handles a key press.
@@ -361,16 +402,39 @@ impl App {
             Action::PageStepsBack => self.select(self.selected.saturating_sub(page)),
             Action::FirstStep => self.select(0),
             Action::LastStep => self.select(steps.saturating_sub(1)),
-            Action::NextDivergence => self.jump(
-                self.find_divergence(self.selected + 1, true),
-                "no divergence after this step",
-            ),
-            Action::PrevDivergence => self.jump(
-                self.selected
+            Action::NextDivergence => {
+                let from = self.selected + 1;
+                let to = self.find_divergence(from, true);
+                self.jump(to, "no divergence after this step");
+                self.say_skipped(from..to.unwrap_or(steps));
+            }
+            Action::PrevDivergence => {
+                let before = self.selected;
+                let to = before
                     .checked_sub(1)
-                    .and_then(|from| self.find_divergence(from, false)),
-                "no divergence before this step",
-            ),
+                    .and_then(|from| self.find_divergence(from, false));
+                self.jump(to, "no divergence before this step");
+                self.say_skipped(to.map_or(0, |i| i + 1)..before);
+            }
+            Action::ToggleConsequences => {
+                self.show_consequences = !self.show_consequences;
+                self.status = Some(if self.show_consequences {
+                    "n/N stop at every divergence, consequences (↳) too".to_string()
+                } else {
+                    "n/N skip steps that only follow an earlier divergence (↳)".to_string()
+                });
+            }
+            Action::NextChange => self.walk_change(true),
+            Action::PrevChange => self.walk_change(false),
+            Action::ToggleFold => self.toggle_fold(),
+            Action::ToggleZoom => {
+                self.zoom = !self.zoom;
+                self.status = Some(if self.zoom {
+                    "zoom: z gives the screen back".to_string()
+                } else {
+                    "zoom off".to_string()
+                });
+            }
             Action::FirstDivergence => self.jump(self.find_divergence(0, true), "no step diverges"),
             Action::ScrollDown => self.scroll += 1,
             Action::ScrollUp => self.scroll = self.scroll.saturating_sub(1),
@@ -384,6 +448,11 @@ impl App {
                     DiffLayout::SideBySide => DiffLayout::Unified,
                 };
                 self.tab = Tab::Diff;
+                // Rows differ between the layouts: stay on the same change.
+                let side = self.layout == DiffLayout::SideBySide;
+                let at = self.current_change(!side).unwrap_or(0);
+                self.sync();
+                self.go_to_change(at);
             }
             Action::CyclePair => self.cycle_source(),
             Action::ShowDiff => self.show(Tab::Diff),
@@ -442,23 +511,173 @@ impl App {
         }
     }
 
-    /// Selects step `i` (clamped), resetting the detail scroll.
+    /// Selects step `i` (clamped); a newly selected step opens on its diff's first change.
     pub fn select(&mut self, i: usize) {
         let last = self.replay.steps.len().saturating_sub(1);
         let i = i.min(last);
-        if i != self.selected {
+        let moved = i != self.selected || self.diff.key.is_none();
+        if moved {
             self.scroll = 0;
             self.hscroll = 0;
             self.source = None;
         }
         self.selected = i;
         self.sync();
+        if moved {
+            self.go_to_change(0);
+        }
+        if self.result_lines.0 != Some(i) {
+            let (call, step) = self.step(i);
+            let results = [
+                call.recorded.as_ref(),
+                step.backend.as_ref().and_then(|a| a.result()),
+                step.reference.as_ref().and_then(|a| a.result()),
+            ];
+            self.result_lines = (Some(i), results.map(|r| r.map(|r| LineIndex::new(&r.text))));
+        }
+    }
+
+    /// The step (1-based) step `i` follows from, when all its divergences are consequences of
+    /// earlier ones and none is a security finding: `n` passes it by unless asked.
+    pub(crate) fn follows(&self, i: usize) -> Option<usize> {
+        let divergences = &self.replay.steps.get(i)?.verdict.divergences;
+        if divergences
+            .iter()
+            .any(|d| d.security || d.cascade_of.is_none())
+        {
+            return None;
+        }
+        divergences.first()?.cascade_of
     }
 
     /// Whether step `i` is one `n`/`N` stop at.
     fn stops_at(&self, i: usize) -> bool {
         let step = &self.replay.steps[i];
-        step.verdict.kind.diverges() || (self.review.is_some() && step.changed)
+        let consequence = !self.show_consequences && self.follows(i).is_some();
+        (step.verdict.kind.diverges() && !consequence) || (self.review.is_some() && step.changed)
+    }
+
+    /// Says how many consequences `n`/`N` passed by in `range`.
+    fn say_skipped(&mut self, range: std::ops::Range<usize>) {
+        if self.show_consequences {
+            return;
+        }
+        let skipped = range
+            .filter(|&i| self.kind(i).diverges() && self.follows(i).is_some())
+            .count();
+        if skipped > 0 {
+            let jumped = self.status.take().unwrap_or_default();
+            let sep = if jumped.is_empty() { "" } else { " · " };
+            self.status = Some(format!(
+                "{jumped}{sep}passed {skipped} step(s) that follow an earlier divergence (c shows them)"
+            ));
+        }
+    }
+
+    /// The texts the diff compares: (expected, actual).
+    pub(crate) fn diff_texts(&self) -> Option<(&str, &str)> {
+        texts_of(&self.replay, self.selected, self.current_source())
+    }
+
+    /// First rows of the diff's changes in the current layout.
+    fn change_rows(&self) -> Vec<(usize, usize)> {
+        let side = self.layout == DiffLayout::SideBySide;
+        self.diff.folded.changes(side).collect()
+    }
+
+    /// Where the diff is scrolled to show the change starting at `row`: its context and the
+    /// fold before it in view above it.
+    fn change_scroll(row: usize) -> usize {
+        row.saturating_sub(CONTEXT_LINES + 1)
+    }
+
+    /// The change (index) the diff is on in a layout: the last one scrolled to or past.
+    fn current_change(&self, side: bool) -> Option<usize> {
+        self.diff
+            .folded
+            .changes(side)
+            .take_while(|(row, _)| Self::change_scroll(*row) <= self.scroll)
+            .count()
+            .checked_sub(1)
+    }
+
+    /// Scrolls the diff to change `n` (from 0) and asks the pane to show its first changed
+    /// column.
+    fn go_to_change(&mut self, n: usize) {
+        let changes = self.change_rows();
+        let Some(&(row, segment)) = changes.get(n) else {
+            return;
+        };
+        self.scroll = Self::change_scroll(row);
+        let column = self.diff_texts().map_or(0, |texts| {
+            self.diff
+                .folded
+                .block_lines(texts, segment)
+                .iter()
+                .filter_map(view::first_emphasis)
+                .min()
+                .unwrap_or(0)
+        });
+        self.reveal = Some(column);
+    }
+
+    /// `]` and `[`: the next or previous change of the diff.
+    fn walk_change(&mut self, forward: bool) {
+        self.tab = Tab::Diff;
+        let changes = self.change_rows();
+        if changes.is_empty() {
+            self.status = Some("no change in this diff (n: the next divergence)".to_string());
+            return;
+        }
+        let target = if forward {
+            changes
+                .iter()
+                .position(|(row, _)| Self::change_scroll(*row) > self.scroll)
+        } else {
+            changes
+                .iter()
+                .rposition(|(row, _)| Self::change_scroll(*row) < self.scroll)
+        };
+        match target {
+            Some(n) => {
+                self.go_to_change(n);
+                let line = self.diff.folded.first_line(changes[n].1);
+                self.status = Some(format!(
+                    "change {}/{} · line {}",
+                    n + 1,
+                    changes.len(),
+                    thousands(line)
+                ));
+            }
+            None if forward => {
+                self.status = Some(format!(
+                    "last change of this diff ({}) · n: the next divergence",
+                    changes.len()
+                ))
+            }
+            None => self.status = Some("first change of this diff".to_string()),
+        }
+    }
+
+    /// Enter: expands the folded run in view, or folds back the one the view is in.
+    fn toggle_fold(&mut self) {
+        self.tab = Tab::Diff;
+        let side = self.layout == DiffLayout::SideBySide;
+        let height = usize::from(self.areas.detail_height.saturating_sub(1).max(1));
+        match self.diff.folded.toggle_in_view(side, self.scroll, height) {
+            Some((true, lines, _)) => {
+                self.status = Some(format!(
+                    "expanded {} unchanged line{} (Enter folds them back)",
+                    thousands(lines),
+                    if lines == 1 { "" } else { "s" }
+                ));
+            }
+            Some((false, lines, row)) => {
+                self.scroll = self.scroll.min(row);
+                self.status = Some(format!("folded {} unchanged lines", thousands(lines)));
+            }
+            None => self.status = Some("no folded lines in view".to_string()),
+        }
     }
 
     /// The nearest diverging step from `from`, forwards or backwards (inclusive).
@@ -540,6 +759,9 @@ impl App {
         self.source = Some(sources[i]);
         self.tab = Tab::Diff;
         self.scroll = 0;
+        self.hscroll = 0;
+        self.sync();
+        self.go_to_change(0);
         self.status = Some(format!("comparing {}", self.source_label(sources[i])));
     }
 
@@ -551,27 +773,18 @@ impl App {
             return;
         }
         let (call, step) = self.step(self.selected);
-        let results = match source {
-            Source::Results(pair) => texts(call, step, pair),
+        let flags = match source {
+            Source::Results(pair) => texts(call, step, pair).map(|(e, a)| (e.is_error, a.is_error)),
             Source::File(_) => None,
         };
-        let flags = results.map(|(e, a)| (e.is_error, a.is_error));
-        let texts = match source {
-            Source::Results(_) => results.map(|(e, a)| (e.text.as_str(), a.text.as_str())),
-            Source::File(i) => step.files.get(i).map(|file| {
-                (
-                    file.reference.as_deref().unwrap_or(""),
-                    file.backend.as_deref().unwrap_or(""),
-                )
-            }),
-        };
-        let lines = texts.map_or_else(Vec::new, |(e, a)| diff::diff_with(e, a, GLYPHS));
+        let texts = texts_of(&self.replay, self.selected, source);
+        // The old diff goes first: two of a long step's would double the peak.
+        self.diff = DiffView::default();
+        let folded = texts.map_or_else(Folded::default, |(e, a)| Folded::new(e, a));
         self.diff = DiffView {
             key,
             available: texts.is_some(),
-            numbers: diff::numbers(&lines),
-            rows: diff::side_by_side(&lines),
-            lines,
+            folded,
             flags,
         };
     }
@@ -662,6 +875,14 @@ impl App {
         if decision == Decision::Accepted {
             review.unsaved = true;
         }
+        let dependents = if decision == Decision::Accepted {
+            self.dependents(selected)
+        } else {
+            String::new()
+        };
+        let Some(review) = self.review.as_mut() else {
+            return;
+        };
         // Like cargo insta review: go on to the next change still to decide.
         let next = review
             .decisions
@@ -672,11 +893,51 @@ impl App {
             .find(|(_, d)| **d == Some(Decision::Pending))
             .map(|(i, _)| i);
         match next {
-            Some(i) => self.select(i),
-            None => {
-                self.status =
-                    Some("every change is decided · w writes, q writes and quits".to_string())
+            Some(i) => {
+                self.select(i);
+                if !dependents.is_empty() {
+                    self.status = Some(dependents);
+                }
             }
+            None => {
+                self.status = Some(format!(
+                    "{dependents}{}every change is decided · w writes, q writes and quits",
+                    if dependents.is_empty() { "" } else { " · " }
+                ))
+            }
+        }
+    }
+
+    /// What accepting step `i` (0-based) bears on: the later steps whose divergences follow
+    /// from it, and the later changes still to decide that touch one of its paths (their
+    /// recorded answers were made after this one's).
+    fn dependents(&self, i: usize) -> String {
+        let Some(review) = self.review.as_ref() else {
+            return String::new();
+        };
+        let (call, _) = self.step(i);
+        let mine = paths(call);
+        let later: Vec<String> = (i + 1..self.replay.steps.len())
+            .filter(|&j| {
+                let (other, step) = self.step(j);
+                let cascade = step
+                    .verdict
+                    .divergences
+                    .iter()
+                    .any(|d| d.cascade_of == Some(i + 1));
+                let pending = review.decisions.get(j) == Some(&Some(Decision::Pending));
+                cascade || (pending && paths(other).iter().any(|p| mine.contains(p)))
+            })
+            .map(|j| (j + 1).to_string())
+            .collect();
+        match later.as_slice() {
+            [] => format!("accepted step {}", i + 1),
+            [one] => format!("accepted step {} · step {one} depends on it", i + 1),
+            many => format!(
+                "accepted step {} · steps {} depend on it",
+                i + 1,
+                many.join(", ")
+            ),
         }
     }
 
@@ -778,6 +1039,30 @@ impl App {
     pub(crate) fn kind(&self, i: usize) -> Kind {
         self.replay.steps[i].verdict.kind
     }
+}
+
+/// The texts `source` compares on step `i`: (expected, actual).
+fn texts_of(replay: &Replay, i: usize, source: Source) -> Option<(&str, &str)> {
+    let (call, step) = (replay.transcript.calls.get(i)?, replay.steps.get(i)?);
+    match source {
+        Source::Results(pair) => {
+            texts(call, step, pair).map(|(e, a)| (e.text.as_str(), a.text.as_str()))
+        }
+        Source::File(f) => step.files.get(f).map(|file| {
+            (
+                file.reference.as_deref().unwrap_or(""),
+                file.backend.as_deref().unwrap_or(""),
+            )
+        }),
+    }
+}
+
+/// The memory paths a call names (`path`, `old_path`, `new_path`).
+fn paths(call: &ToolCall) -> Vec<&str> {
+    ["path", "old_path", "new_path"]
+        .iter()
+        .filter_map(|key| call.input.get(*key).and_then(serde_json::Value::as_str))
+        .collect()
 }
 
 /// Everything a search looks through for a step: its summary, input and the three results.

@@ -8,7 +8,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::steps::mark_style;
-use super::text::{DIM, TITLE, fit};
+use super::text::{DIM, TITLE, clean, fit};
+use crate::replay::Kind;
 use crate::tui::keymap;
 use crate::tui::model::App;
 
@@ -23,10 +24,17 @@ pub(crate) fn header(frame: &mut Frame<'_>, area: Rect, app: &App) {
         });
     let mut spans = vec![
         Span::styled(" memspec replay ", TITLE.add_modifier(Modifier::REVERSED)),
-        Span::raw(format!(" {name}  ")),
+        Span::raw(format!(" {}  ", clean(&name))),
     ];
     let wide = area.width >= 120;
-    for (kind, n) in app.counts.iter().rev() {
+    // Security first, whatever else went wrong; then worst to best.
+    let security = app.counts.iter().filter(|(k, _)| **k == Kind::Security);
+    let others = app
+        .counts
+        .iter()
+        .rev()
+        .filter(|(k, _)| **k != Kind::Security);
+    for (kind, n) in security.chain(others) {
         let label = if wide {
             format!(" {}", kind.short())
         } else {
@@ -37,6 +45,10 @@ pub(crate) fn header(frame: &mut Frame<'_>, area: Rect, app: &App) {
             mark_style(*kind),
         ));
     }
+    if app.consequences > 0 {
+        let label = if wide { " follow" } else { "" };
+        spans.push(Span::styled(format!("↳{}{label} ", app.consequences), DIM));
+    }
     if let Some(review) = app.review() {
         let (accepted, rejected, skipped, pending) = review.tally();
         spans.push(Span::styled(
@@ -45,7 +57,7 @@ pub(crate) fn header(frame: &mut Frame<'_>, area: Rect, app: &App) {
         ));
     }
     spans.push(Span::styled(
-        format!(" backend: {} ", replay.backend),
+        format!(" backend: {} ", clean(&replay.backend)),
         Style::new().fg(Color::Cyan),
     ));
     spans.push(Span::styled(
@@ -81,7 +93,7 @@ pub(crate) fn footer(frame: &mut Frame<'_>, area: Rect, app: &App) {
     let mut spans: Vec<Span<'_>> = Vec::new();
     if let Some(prompt) = &app.prompt {
         spans.push(Span::styled(
-            format!("/{prompt}"),
+            format!("/{}", clean(prompt)),
             Style::new().add_modifier(Modifier::BOLD),
         ));
         spans.push(Span::styled(
@@ -93,13 +105,13 @@ pub(crate) fn footer(frame: &mut Frame<'_>, area: Rect, app: &App) {
             .match_position()
             .map_or("-".to_string(), |p| p.to_string());
         spans.push(Span::styled(
-            format!("[{at}/{}] “{}” ", app.matches.len(), app.query),
+            format!("[{at}/{}] “{}” ", app.matches.len(), clean(&app.query)),
             Style::new().fg(Color::Yellow),
         ));
     }
     if let Some(status) = &app.status {
         spans.push(Span::styled(
-            format!("{status}  "),
+            format!("{}  ", clean(status)),
             Style::new().fg(Color::Yellow),
         ));
     }

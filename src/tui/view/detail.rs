@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use super::steps::mark_style;
-use super::text::{DIM, TITLE, fit};
+use super::text::{DIM, TITLE, clean, fit};
 use crate::suite::grade::Check;
 use crate::tui::model::{App, DiffLayout, Tab};
 
@@ -30,12 +30,34 @@ pub(crate) fn verdict(frame: &mut Frame<'_>, area: Rect, app: &App) {
             format!(" · step {}/{} · ", i + 1, app.replay().steps.len()),
             DIM,
         ),
-        Span::raw(call.summary()),
     ])];
+    if let Some(n) = app.follows(i).filter(|_| kind.diverges()) {
+        lines[0].spans.push(Span::styled(
+            format!("follows step {n} · "),
+            Style::new().fg(Color::Yellow),
+        ));
+    }
+    lines[0]
+        .spans
+        .push(Span::raw(clean(&call.summary()).into_owned()));
     let mut rule_lines = Vec::new();
-    if let Some(headline) = verdict.headline() {
+    // A security finding is what the step is about, whatever the levels say.
+    let headline = verdict
+        .divergences
+        .iter()
+        .find(|d| d.security)
+        .or_else(|| verdict.headline());
+    if let Some(headline) = headline {
         let finding = &headline.finding;
-        let mut spans = vec![
+        let mut spans = Vec::new();
+        if headline.security {
+            spans.push(Span::styled(
+                "⚑ SECURITY",
+                mark_style(crate::replay::Kind::Security),
+            ));
+            spans.push(Span::raw(" · "));
+        }
+        spans.extend([
             Span::styled(headline.pair.label(), Style::new().fg(Color::Cyan)),
             Span::raw(" · "),
             Span::styled(finding.level.as_str(), TITLE),
@@ -44,13 +66,13 @@ pub(crate) fn verdict(frame: &mut Frame<'_>, area: Rect, app: &App) {
                 finding.rule.to_string(),
                 Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
             ),
-        ];
+        ]);
         // A text difference is said by the pair; anything else needs its message.
         let say = match (&finding.dialect, &headline.open) {
             (Some(names), _) => format!(" · dialect: {names}"),
             (None, Some(names)) => format!(" · open: {names}"),
             (None, None) if finding.check == Check::Text => String::new(),
-            (None, None) => format!(" · {}", finding.message),
+            (None, None) => format!(" · {}", clean(&finding.message)),
         };
         spans.push(Span::raw(say));
         let others = verdict.divergences.len() - 1;
@@ -74,7 +96,7 @@ pub(crate) fn verdict(frame: &mut Frame<'_>, area: Rect, app: &App) {
             }
         }
     } else if let Some(reason) = &verdict.reason {
-        lines.push(Line::from(Span::styled(reason.clone(), DIM)));
+        lines.push(Line::from(Span::styled(clean(reason).into_owned(), DIM)));
     } else {
         lines.push(Line::from(Span::styled(
             "the recorded, backend and reference results agree",
@@ -155,17 +177,68 @@ pub(crate) fn input(frame: &mut Frame<'_>, area: Rect, app: &App, bordered: bool
     ))];
     if bordered {
         // The wide layout has a few lines for it: the compact JSON, wrapped.
-        lines.push(Line::raw(call.input.to_string()));
+        let room = usize::from(area.width) * usize::from(area.height);
+        lines.push(Line::raw(
+            clean(&json_prefix(&call.input, false, room, 1)).into_owned(),
+        ));
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
         return;
     }
-    let pretty = serde_json::to_string_pretty(&call.input).unwrap_or_default();
+    let rows = app.scroll + usize::from(area.height);
+    let pretty = json_prefix(&call.input, true, INPUT_LINE_LIMIT * rows, rows);
     lines.extend(
         pretty
             .lines()
             .skip(app.scroll)
             .take(usize::from(area.height))
-            .map(|l| Line::raw(l.chars().skip(app.hscroll).collect::<String>())),
+            .map(|l| {
+                Line::raw(clean(&l.chars().skip(app.hscroll).collect::<String>()).into_owned())
+            }),
     );
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// Bytes of the input's JSON kept per line shown: a `create` of a million-line file is one
+/// JSON line of many megabytes, and a frame needs only its start.
+const INPUT_LINE_LIMIT: usize = 64 * 1024;
+
+/// The start of `value` as JSON (pretty or compact): at most `bytes` bytes or `lines` lines,
+/// whichever comes first. Serialisation stops there instead of writing the whole input on
+/// every frame.
+fn json_prefix(value: &serde_json::Value, pretty: bool, bytes: usize, lines: usize) -> String {
+    struct Prefix {
+        out: Vec<u8>,
+        bytes: usize,
+        lines: usize,
+        newlines: usize,
+    }
+    impl std::io::Write for Prefix {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let room = self.bytes.saturating_sub(self.out.len());
+            if room == 0 || self.newlines >= self.lines {
+                // Enough: an error ends the serialisation.
+                return Err(std::io::Error::other("enough"));
+            }
+            let take = buf.len().min(room);
+            self.newlines += memchr::memchr_iter(b'\n', &buf[..take]).count();
+            self.out.extend_from_slice(&buf[..take]);
+            Ok(take)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut prefix = Prefix {
+        out: Vec::new(),
+        bytes,
+        lines,
+        newlines: 0,
+    };
+    // An error only says the prefix is full.
+    let _ = if pretty {
+        serde_json::to_writer_pretty(&mut prefix, value)
+    } else {
+        serde_json::to_writer(&mut prefix, value)
+    };
+    String::from_utf8_lossy(&prefix.out).into_owned()
 }

@@ -30,7 +30,17 @@ pub(crate) fn lines() -> Vec<Line<'static>> {
     ));
     out.push(Line::from(Span::styled("Marks", TITLE)));
     out.push(Line::raw(
-        "  ✓ same  ≈ dialect or open (INFO)  △ SHOULD  ✗ MUST  Δ changed  ! broke  · other tool",
+        "  ✓ same  ≈ dialect or open (INFO)  △ SHOULD  ✗ MUST  ⚑ SECURITY  Δ changed  ! broke",
+    ));
+    out.push(Line::raw(
+        "  · other tool  ↳N follows step N (dimmed; n passes it by unless c)",
+    ));
+    out.push(Line::from(Span::styled("Diff", TITLE)));
+    out.push(Line::raw(
+        "  ⋯ folded unchanged lines  … the line goes on past this edge (col N: scrolled)",
+    ));
+    out.push(Line::raw(
+        "  → tab  · space (trailing or changed)  ␍ CR  \\x1b \\0 control characters (dimmed)",
     ));
     out
 }

@@ -15,6 +15,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout};
 
 use super::model::{App, Areas, Tab};
+pub(crate) use text::first_emphasis;
 
 /// Smallest size of the wide layout.
 const WIDE: (u16, u16) = (120, 32);
@@ -33,7 +34,16 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) -> Areas {
         compact,
         ..Areas::default()
     };
-    if compact {
+    if app.zoom {
+        // The focused pane takes the body; the tab bar stays, so 1–4 pick what fills it.
+        let [tabs, pane] = Layout::vertical([Constraint::Length(1), Constraint::Fill(1)])
+            .areas(body.inner(ratatui::layout::Margin::new(1, 0)));
+        detail::tabs(frame, tabs, app);
+        areas.hscroll = tab(frame, pane, app);
+        areas.compact = true;
+        areas.detail = vec![pane];
+        areas.detail_height = pane.height;
+    } else if compact {
         let list_width = (area.width * 34 / 100).clamp(24, 44);
         let [left, right] =
             Layout::horizontal([Constraint::Length(list_width), Constraint::Fill(1)]).areas(body);
@@ -46,14 +56,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) -> Areas {
         .areas(right.inner(ratatui::layout::Margin::new(1, 0)));
         detail::verdict(frame, verdict, app);
         detail::tabs(frame, tabs, app);
-        match app.tab {
-            Tab::Diff => diff::draw(frame, pane, app, false),
-            Tab::Results => {
-                results::draw(frame, pane, app, false);
-            }
-            Tab::Tree => tree::draw(frame, pane, app, app.scroll, false),
-            Tab::Input => detail::input(frame, pane, app, false),
-        }
+        areas.hscroll = tab(frame, pane, app);
         areas.detail = vec![pane];
         areas.detail_height = pane.height;
     } else {
@@ -74,7 +77,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) -> Areas {
         detail::verdict(frame, verdict, app);
         detail::input(frame, input, app, true);
         let mut panes = results::draw(frame, results, app, true);
-        diff::draw(frame, diff_area, app, true);
+        areas.hscroll = diff::draw(frame, diff_area, app, true);
         tree::draw(frame, folder, app, 0, true);
         panes.push(diff_area);
         areas.detail = panes;
@@ -86,4 +89,18 @@ pub fn draw(frame: &mut Frame<'_>, app: &App) -> Areas {
         help::draw(frame, area, app.help_scroll);
     }
     areas
+}
+
+/// Draws the selected tab into `pane` (the compact and zoomed layouts); the diff's settled
+/// horizontal scroll, when it moved to show a column.
+fn tab(frame: &mut Frame<'_>, pane: ratatui::layout::Rect, app: &App) -> Option<usize> {
+    match app.tab {
+        Tab::Diff => return diff::draw(frame, pane, app, false),
+        Tab::Results => {
+            results::draw(frame, pane, app, false);
+        }
+        Tab::Tree => tree::draw(frame, pane, app, app.scroll, false),
+        Tab::Input => detail::input(frame, pane, app, false),
+    }
+    None
 }

@@ -6,7 +6,7 @@ use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
-use super::text::{DIM, TITLE, line_count, visible_lines};
+use super::text::{DIM, SAME, TITLE, clean, cut, line_count, visible_lines};
 use crate::protocol::ToolResult;
 use crate::replay::Answer;
 use crate::tui::model::App;
@@ -30,7 +30,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, area: Rect, app: &App, wide: bool) -> 
                     Span::styled(format!("{} ", d.finding.level.as_str()), TITLE),
                     Span::styled(format!("{} ", d.pair.label()), Style::new().fg(Color::Cyan)),
                     Span::raw(format!("{}: ", d.finding.rule)),
-                    Span::styled(d.finding.message.clone(), DIM),
+                    Span::styled(clean(&d.finding.message).into_owned(), DIM),
                 ])
             })
             .collect();
@@ -55,8 +55,8 @@ pub(crate) fn draw(frame: &mut Frame<'_>, area: Rect, app: &App, wide: bool) -> 
         ("backend", side(step.backend.as_ref())),
         ("reference", side(step.reference.as_ref())),
     ];
-    for ((name, side), area) in sides.iter().zip(parts.iter()) {
-        block(frame, *area, app, name, side);
+    for (n, ((name, side), area)) in sides.iter().zip(parts.iter()).enumerate() {
+        block(frame, *area, app, name, side, n);
     }
     parts.to_vec()
 }
@@ -75,12 +75,18 @@ fn side(answer: Option<&Answer>) -> Side<'_> {
     }
 }
 
-fn block(frame: &mut Frame<'_>, area: Rect, app: &App, name: &str, side: &Side<'_>) {
+/// Draws result `n` (recorded, backend, reference).
+fn block(frame: &mut Frame<'_>, area: Rect, app: &App, name: &str, side: &Side<'_>, n: usize) {
+    // The step's line index, when it is this step's (it is built on selection).
+    let index = match &app.result_lines {
+        (Some(i), indexes) if *i == app.selected() => indexes[n].as_ref(),
+        _ => None,
+    };
     let title = match side {
         Side::Result(result) => format!(
             " {name} · is_error: {} · {} line(s) ",
             result.is_error,
-            line_count(&result.text)
+            index.map_or_else(|| line_count(&result.text), |ix| ix.newlines() + 1)
         ),
         Side::Note(_) => format!(" {name} "),
     };
@@ -94,18 +100,24 @@ fn block(frame: &mut Frame<'_>, area: Rect, app: &App, name: &str, side: &Side<'
         Side::Result(result) if result.text.is_empty() => {
             vec![Line::from(Span::styled("(empty)", DIM))]
         }
-        Side::Result(result) => visible_lines(
-            &result.text,
-            app.scroll,
-            usize::from(inner.height),
-            app.hscroll,
-        )
-        .into_iter()
-        .map(Line::raw)
-        .collect(),
+        Side::Result(result) => {
+            visible_lines(&result.text, index, app.scroll, usize::from(inner.height))
+                .iter()
+                .map(|runs| {
+                    Line::from(cut(
+                        runs,
+                        SAME,
+                        app.hscroll,
+                        usize::from(inner.width),
+                        &app.query,
+                    ))
+                })
+                .collect()
+        }
         Side::Note(note) => {
             // A note (how the backend broke) is prose: wrapped, not scrolled sideways.
-            let note = Paragraph::new(Span::styled(note.clone(), DIM)).wrap(Wrap { trim: false });
+            let note = Paragraph::new(Span::styled(clean(note).into_owned(), DIM))
+                .wrap(Wrap { trim: false });
             frame.render_widget(note, inner);
             return;
         }

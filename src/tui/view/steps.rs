@@ -62,15 +62,38 @@ pub(crate) fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) -> (Rect, usize
                 let mark = review.decisions[i].map_or(" ", |d| d.mark());
                 spans.push(Span::styled(mark, Style::new().fg(Color::Yellow)));
             }
+            if app.security_lane {
+                // The security lane: a finding shows here whatever the step's verdict.
+                let (_, step) = app.step(i);
+                let security = step.verdict.divergences.iter().any(|d| d.security);
+                spans.push(if security {
+                    Span::styled("⚑", mark_style(Kind::Security))
+                } else {
+                    Span::raw(" ")
+                });
+            }
             let matched = app.matches.binary_search(&i).is_ok();
             let number = format!(" {:>digits$} ", i + 1);
-            let used = 2 + usize::from(review.is_some()) + number.chars().count();
+            // A consequence of an earlier divergence is dimmed and says which.
+            let follows = app
+                .follows(i)
+                .filter(|_| kind.diverges())
+                .map(|n| format!("↳{n} "));
+            let used = 2
+                + usize::from(review.is_some())
+                + usize::from(app.security_lane)
+                + number.chars().count()
+                + follows.as_ref().map_or(0, |f| f.chars().count());
             spans.push(Span::styled(number, DIM));
-            let summary_style = match (matched, call.is_memory()) {
-                (true, _) => Style::new().fg(Color::Yellow),
-                (false, false) => DIM,
-                (false, true) => Style::new(),
+            let summary_style = match (matched, call.is_memory(), follows.is_some()) {
+                (true, _, _) => Style::new().fg(Color::Yellow),
+                (false, false, _) | (false, true, true) => DIM,
+                (false, true, false) => Style::new(),
             };
+            if let Some(follows) = follows {
+                spans[1].style = DIM;
+                spans.push(Span::styled(follows, DIM));
+            }
             spans.push(Span::styled(
                 fit(&call.summary(), width.saturating_sub(used)),
                 summary_style,

@@ -17,6 +17,14 @@ impl Tmux {
     /// A detached 80x24 session running `memspec replay` on the 50-step transcript; `None`
     /// (with a printed reason) where tmux is not installed.
     fn replay(name: &str) -> Option<Tmux> {
+        Tmux::start(
+            name,
+            "tests/fixtures/transcripts/sdk-python-50.request.json",
+        )
+    }
+
+    /// A detached 80x24 session running `memspec replay ARGS` from the root.
+    fn start(name: &str, args: &str) -> Option<Tmux> {
         if Command::new("tmux").arg("-V").output().is_err() {
             println!("skipped: tmux is not installed (apt-get install -y tmux)");
             return None;
@@ -26,7 +34,7 @@ impl Tmux {
         let _ = std::fs::remove_file(&exit_file);
         // Written whole, then renamed: the test never reads a file the shell has only opened.
         let command = format!(
-            "cd {} && {} replay tests/fixtures/transcripts/sdk-python-50.request.json; echo $? > {done}.tmp && mv {done}.tmp {done}; sleep 5",
+            "cd {} && {} replay {args}; echo $? > {done}.tmp && mv {done}.tmp {done}; sleep 5",
             root().display(),
             bin(),
             done = exit_file.display()
@@ -96,13 +104,17 @@ impl Tmux {
     }
 
     fn wait_until(&self, done: impl Fn(&str) -> bool) -> Result<String, String> {
+        self.wait_longer(Duration::from_secs(15), done)
+    }
+
+    fn wait_longer(&self, limit: Duration, done: impl Fn(&str) -> bool) -> Result<String, String> {
         let started = Instant::now();
         loop {
             let screen = self.screen();
             if done(&screen) {
                 return Ok(screen);
             }
-            if started.elapsed() > Duration::from_secs(15) {
+            if started.elapsed() > limit {
                 return Err(screen);
             }
             std::thread::sleep(Duration::from_millis(50));
@@ -227,4 +239,67 @@ fn proc_stat(pid: &str) -> Option<ProcStat> {
         state: fields.next()?.to_string(),
         ppid: fields.next()?.to_string(),
     })
+}
+
+/// A golden file whose one step views a 999,999-line file (the recorded answer is the whole
+/// view), and the seed folder holding the file; made once in the target's scratch folder and
+/// kept for later runs.
+fn long_view_fixture() -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("tui-long-view");
+    let (golden, seed) = (dir.join("golden.jsonl"), dir.join("seed"));
+    let done = dir.join("complete");
+    if done.exists() {
+        return (golden, seed);
+    }
+    std::fs::create_dir_all(&seed).unwrap_or_else(|e| panic!("{e}"));
+    let mut text = String::with_capacity(14_000_000);
+    let mut view = String::from("Here's the content of /memories/long.txt with line numbers:");
+    for n in 1..=999_999 {
+        let line = format!("line {n}");
+        text.push_str(&line);
+        text.push('\n');
+        view.push_str(&format!("\n{n:>6}\t{line}"));
+    }
+    std::fs::write(seed.join("long.txt"), &text).unwrap_or_else(|e| panic!("{e}"));
+    let header = serde_json::json!({"memspec_session": 1, "backend": "reference", "created": "2026-11-22T08:00:00Z"});
+    let step = serde_json::json!({"step": 1, "input": {"command": "view", "path": "/memories/long.txt"}, "result": {"text": view, "is_error": false}});
+    std::fs::write(&golden, format!("{header}\n{step}\n")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&done, "").unwrap_or_else(|e| panic!("{e}"));
+    (golden, seed)
+}
+
+#[test]
+fn one_keypress_walks_a_million_line_view_to_its_change() {
+    let (golden, seed) = long_view_fixture();
+    let args = format!(
+        "{} --seed {} --backend 'python3 tests/backends/view_whole_changed_line.py {{memories}} {}'",
+        golden.display(),
+        seed.display(),
+        bin()
+    );
+    let Some(tmux) = Tmux::start("long", &args) else {
+        return;
+    };
+    // The review opens on the changed step, on its change: the 500,000 lines before it folded.
+    let screen = tmux
+        .wait_longer(Duration::from_secs(120), |s| {
+            s.contains("first change to review")
+        })
+        .unwrap_or_else(|s| panic!("no TUI:\n{s}"));
+    assert!(screen.contains("⋯ 499,997 unchanged lines"), "{screen}");
+    assert!(screen.contains("(changed)"), "{screen}");
+    // Expanded, the view is back at line 1; one `]` walks half a million lines to the change.
+    tmux.keys("Enter");
+    let screen = tmux
+        .wait_for("expanded 499,997 unchanged lines")
+        .unwrap_or_else(|s| panic!("Enter did not expand:\n{s}"));
+    assert!(!screen.contains("(changed)"), "{screen}");
+    tmux.keys("]");
+    let screen = tmux
+        .wait_for("change 1/1 · line 500,001")
+        .unwrap_or_else(|s| panic!("] did not walk to the change:\n{s}"));
+    println!("{screen}");
+    assert!(screen.contains("line 500000·(changed)"), "{screen}");
+    tmux.keys("q");
+    assert_eq!(tmux.exit_code(), "0");
 }
