@@ -38,28 +38,21 @@ pub fn text_for(replay: &Replay, spec: Option<&Spec>, detail: Detail, fail_on: F
     escape_controls(&raw_text(replay, spec, detail, fail_on))
 }
 
-/// `\e` for ESC, `\0` for NUL, `\x..`/`\u{..}` for the other controls; newline and tab kept.
+/// Every control character but newline and tab escaped as the TUI shows it
+/// ([`crate::diff::escape_control`]: `\x1b` for ESC, `\0` for NUL).
 pub fn escape_controls(text: &str) -> String {
+    let kept = |c: char| c == '\n' || c == '\t';
     if !text
         .chars()
-        .any(|c| c.is_control() && c != '\n' && c != '\t')
+        .any(|c| !kept(c) && crate::diff::escape_control(c).is_some())
     {
         return text.to_string();
     }
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
-        match c {
-            '\n' | '\t' => out.push(c),
-            '\u{1b}' => out.push_str("\\e"),
-            '\0' => out.push_str("\\0"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x80 && c.is_control() => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
+        match crate::diff::escape_control(c).filter(|_| !kept(c)) {
+            Some(escaped) => out.push_str(&escaped),
+            None => out.push(c),
         }
     }
     out

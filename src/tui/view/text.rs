@@ -46,19 +46,9 @@ pub(crate) struct Look {
     pub(crate) control: bool,
 }
 
-/// The escape a character is drawn as, when it must not reach the terminal: C0 controls and
-/// DEL as `\xNN` (`\0` for NUL), C1 controls and the bidirectional overrides (which reorder
-/// what is shown around them) as `\u{NNNN}`.
+/// The escape a character is drawn as (one table with the reports: [`crate::diff::escape_control`]).
 pub(crate) fn escape(c: char) -> Option<String> {
-    match c {
-        '\0' => Some("\\0".to_string()),
-        c if u32::from(c) < 0x20 || c == '\x7f' => Some(format!("\\x{:02x}", u32::from(c))),
-        c if c.is_control() => Some(format!("\\u{{{:x}}}", u32::from(c))),
-        '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {
-            Some(format!("\\u{{{:x}}}", u32::from(c)))
-        }
-        _ => None,
-    }
+    crate::diff::escape_control(c)
 }
 
 /// A label (path, message, name) with its control characters escaped, for places that show

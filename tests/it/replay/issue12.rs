@@ -293,7 +293,7 @@ fn control_characters_are_escaped_in_the_text_report() {
             .any(|c| c.is_control() && c != '\n' && c != '\t'),
         "{stdout:?}"
     );
-    assert!(stdout.contains("\\e[2Jx.md"), "{stdout}");
+    assert!(stdout.contains("\\x1b[2Jx.md"), "{stdout}");
     snap("issue12_controls", &stdout);
     let _ = root();
 }
