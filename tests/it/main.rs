@@ -1,10 +1,10 @@
 //! The single integration test binary. Each area of the project adds one `mod` line here.
 
 mod check;
+mod packaging;
 mod reference;
 mod replay;
 mod revisions;
-mod packaging;
 mod sandbox;
 mod sdk;
 mod suite;
