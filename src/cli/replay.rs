@@ -12,7 +12,6 @@ use super::{
     EXIT_BACKEND_BROKE, EXIT_INTERNAL, EXIT_NOT_CONFORMANT, EXIT_USAGE, fail, print_out, say,
     write_failed,
 };
-use memspec::backend::BackendSpec;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub(crate) enum ReplayFormat {
@@ -51,6 +50,8 @@ pub(crate) struct ReplayArgs {
     /// paths. Without it, the built-in reference runs in process.
     #[arg(long)]
     pub(crate) backend: Option<String>,
+    #[command(flatten)]
+    pub(crate) adapters: super::check::AdapterArgs,
     /// What both memory folders start with: a folder (copied, never changed), a seed
     /// description (JSON) or a golden file's seed [default: a golden transcript's own seed].
     #[arg(long)]
@@ -96,6 +97,8 @@ pub(crate) struct RecordArgs {
     /// Backend command speaking protocol v1 [default: the built-in reference].
     #[arg(long)]
     pub(crate) backend: Option<String>,
+    #[command(flatten)]
+    pub(crate) adapters: super::check::AdapterArgs,
     /// What the memory folder starts with: a folder (copied), a seed description (JSON) or a
     /// golden file's seed; kept in the golden file as a description.
     #[arg(long)]
@@ -148,13 +151,16 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
     // Rule sentences are a help, not a need: a replay runs without spec/.
     let spec =
         memspec::spec::Spec::load_from(&memspec::builtin::default_sources().0, revision).ok();
+    // The adapter's folder lives until the replay is over.
+    let (backend, _adapter) = match args
+        .adapters
+        .resolve(args.backend.as_deref(), false, revision)
+    {
+        Ok(resolved) => resolved,
+        Err(code) => return code,
+    };
     let options = ReplayOptions {
-        backend: args
-            .backend
-            .as_deref()
-            .map_or(BackendSpec::Reference(revision), |b| {
-                BackendSpec::command(b, None)
-            }),
+        backend,
         seed: seed(args, transcript.session.as_ref()),
         timeout,
         check: args.check,
@@ -232,12 +238,13 @@ pub(crate) fn record(args: &RecordArgs) -> ExitCode {
         Err(e) => return fail(EXIT_USAGE, &e),
     };
     let revision = args.revision.unwrap_or_default();
-    let backend = args
-        .backend
-        .as_deref()
-        .map_or(BackendSpec::Reference(revision), |b| {
-            BackendSpec::command(b, None)
-        });
+    let (backend, _adapter) = match args
+        .adapters
+        .resolve(args.backend.as_deref(), false, revision)
+    {
+        Ok(resolved) => resolved,
+        Err(code) => return code,
+    };
     let recorded = record::record(
         &transcript,
         &backend,
