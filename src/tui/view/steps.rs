@@ -63,9 +63,11 @@ pub(crate) fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) -> (Rect, usize
                 spans.push(Span::styled(mark, Style::new().fg(Color::Yellow)));
             }
             if app.security_lane {
-                // The security lane: a finding shows here whatever the step's verdict.
+                // The security lane: a finding shows here whatever the step's verdict (once: a
+                // step whose verdict is SECURITY already shows the flag as its mark).
                 let (_, step) = app.step(i);
-                let security = step.verdict.divergences.iter().any(|d| d.security);
+                let security =
+                    kind != Kind::Security && step.verdict.divergences.iter().any(|d| d.security);
                 spans.push(if security {
                     Span::styled("⚑", mark_style(Kind::Security))
                 } else {
