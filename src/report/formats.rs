@@ -239,44 +239,90 @@ pub fn markdown(report: &Report) -> String {
             );
         }
     }
-    let notable: Vec<&CaseResult> = report
+    // A pull request comment is read from the top: what fails the run first, then the
+    // warnings, and the rest (INFO, accepted by the baseline) folded away.
+    let open = |r: &&CaseResult| r.baselined.is_none();
+    let failing: Vec<&CaseResult> = report
+        .results
+        .iter()
+        .filter(|r| matches!(r.outcome, Outcome::Fail | Outcome::Error))
+        .filter(open)
+        .collect();
+    let warnings: Vec<&CaseResult> = report
+        .results
+        .iter()
+        .filter(|r| r.outcome == Outcome::Warn)
+        .filter(open)
+        .collect();
+    let rest: Vec<&CaseResult> = report
         .results
         .iter()
         .filter(|r| !matches!(r.outcome, Outcome::Pass | Outcome::Skip))
+        .filter(|r| r.baselined.is_some() || r.outcome == Outcome::Info)
         .collect();
-    if !notable.is_empty() {
-        out.push_str("\n| case | level | outcome | rule | what |\n|---|---|---|---|---|\n");
-        for r in notable {
-            let finding = r.findings.first();
-            let what = r
-                .reason
-                .clone()
-                .or_else(|| {
-                    finding.map(|f| match &f.dialect {
-                        Some(d) => format!("{} (dialect `{d}`)", f.message),
-                        None => f.message.clone(),
-                    })
-                })
-                .unwrap_or_default();
-            let outcome = match &r.baselined {
-                Some(_) => format!("{} (baselined)", r.outcome.as_str()),
-                None => r.outcome.as_str().to_string(),
-            };
-            let _ = writeln!(
-                out,
-                "| `{}` | {} | {outcome} | `{}` | {} |",
-                r.id,
-                r.level.as_str(),
-                finding.map_or("", |f| f.rule.as_str()),
-                what.replace('|', "\\|").replace('\n', " ")
-            );
-        }
+    if !failing.is_empty() {
+        let _ = writeln!(out, "\n### Failures ({})\n", failing.len());
+        case_table(&mut out, &failing);
     }
+    if !warnings.is_empty() {
+        let _ = writeln!(out, "\n### Warnings ({})\n", warnings.len());
+        case_table(&mut out, &warnings);
+    }
+    // Baseline problems fail the run too: above the fold.
     if !report.baseline_problems.is_empty() {
         out.push_str("\n**Baseline problems**\n\n");
         for p in &report.baseline_problems {
             let _ = writeln!(out, "- {p}");
         }
     }
+    if !rest.is_empty() {
+        let baselined = rest.iter().filter(|r| r.baselined.is_some()).count();
+        let info = rest.len() - baselined;
+        let mut parts = Vec::new();
+        if info > 0 {
+            parts.push(format!("{info} info"));
+        }
+        if baselined > 0 {
+            parts.push(format!("{baselined} accepted by the baseline"));
+        }
+        let _ = writeln!(
+            out,
+            "\n<details><summary>{} more: {}</summary>\n",
+            rest.len(),
+            parts.join(", ")
+        );
+        case_table(&mut out, &rest);
+        out.push_str("\n</details>\n");
+    }
     out
+}
+
+/// One Markdown table of cases: id, level, outcome, the first finding's rule and what it saw.
+fn case_table(out: &mut String, results: &[&CaseResult]) {
+    out.push_str("| case | level | outcome | rule | what |\n|---|---|---|---|---|\n");
+    for r in results {
+        let finding = r.findings.first();
+        let what = r
+            .reason
+            .clone()
+            .or_else(|| {
+                finding.map(|f| match &f.dialect {
+                    Some(d) => format!("{} (dialect `{d}`)", f.message),
+                    None => f.message.clone(),
+                })
+            })
+            .unwrap_or_default();
+        let outcome = match &r.baselined {
+            Some(_) => format!("{} (baselined)", r.outcome.as_str()),
+            None => r.outcome.as_str().to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {outcome} | `{}` | {} |",
+            r.id,
+            r.level.as_str(),
+            finding.map_or("", |f| f.rule.as_str()),
+            what.replace('|', "\\|").replace('\n', " ")
+        );
+    }
 }

@@ -217,3 +217,24 @@ fn template_lines_that_matched_are_context_in_the_diff() {
         run.describe()
     );
 }
+
+#[test]
+fn markdown_report_puts_failures_first_and_folds_the_rest() {
+    let run = mix_run("markdown", &[]);
+    assert_eq!(run.code, 3, "{}", run.describe());
+    let text = &run.stdout;
+    let at = |needle: &str| {
+        text.find(needle)
+            .unwrap_or_else(|| panic!("no {needle:?} in\n{text}"))
+    };
+    // The fail and the error open the case tables, the warnings follow, the INFO is folded.
+    let row = |id: &str| at(&format!("| `{id}` | "));
+    assert!(
+        at("### Failures (2)") < row("basics.view-missing"),
+        "{text}"
+    );
+    assert!(row("basics.str-replace") < at("### Warnings (2)"), "{text}");
+    assert!(at("### Warnings (2)") < row("basics.view-file"), "{text}");
+    assert!(at("<details>") < row("basics.final-newline"), "{text}");
+    assert!(row("basics.final-newline") < at("</details>"), "{text}");
+}
