@@ -21,11 +21,26 @@ pub fn render(report: &Report, spec: &Spec, detail: Detail) -> String {
     lineages(&mut out, report);
     root_causes(&mut out, report);
     for result in &report.results {
-        let interesting =
-            detail.verbose || !matches!(result.outcome, Outcome::Pass | Outcome::Skip);
+        // What the baseline accepts is known and unchanged: only what changed is shown, or a
+        // run with a long baseline repeats thousands of lines it already agreed to.
+        let interesting = detail.verbose
+            || (!matches!(result.outcome, Outcome::Pass | Outcome::Skip)
+                && result.baselined.is_none());
         if interesting {
             case_block(&mut out, report, spec, result, detail);
         }
+    }
+    let accepted = report
+        .results
+        .iter()
+        .filter(|r| r.baselined.is_some())
+        .count();
+    if accepted > 0 && !detail.verbose {
+        let _ = writeln!(
+            out,
+            "accepted by the baseline: {}, not shown (--verbose shows them)\n",
+            super::plural(accepted, "case", "cases")
+        );
     }
     if !report.baseline_problems.is_empty() {
         let _ = writeln!(out, "baseline problems:");

@@ -265,6 +265,11 @@ fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u64(d.as_millis() as u64)
 }
 
+/// `1 case`, `2 cases`: a count with its noun in the right number.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Quotes an argument for a POSIX shell when it needs it.
 pub fn shell_quote(arg: &str) -> String {
     if !arg.is_empty()

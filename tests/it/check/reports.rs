@@ -238,3 +238,48 @@ fn markdown_report_puts_failures_first_and_folds_the_rest() {
     assert!(at("<details>") < row("basics.final-newline"), "{text}");
     assert!(row("basics.final-newline") < at("</details>"), "{text}");
 }
+
+#[test]
+fn human_report_with_a_baseline_shows_only_what_changed() {
+    let baseline = baseline_file();
+    let path = baseline.path().to_str().expect("utf-8 path").to_string();
+    let run = mix_run("human", &["--baseline", &path]);
+    assert_eq!(run.code, 1, "{}", run.describe());
+    // The three accepted deviations are counted, not repeated; what differs is shown.
+    for accepted in [
+        "basics.create-no-overwrite",
+        "basics.final-newline",
+        "basics.str-replace",
+    ] {
+        assert!(
+            !run.stdout.contains(accepted),
+            "{accepted}\n{}",
+            run.describe()
+        );
+    }
+    assert!(
+        run.stdout
+            .contains("accepted by the baseline: 3 cases, not shown (--verbose shows them)"),
+        "{}",
+        run.describe()
+    );
+    assert!(
+        run.stdout.contains("FAIL basics.view-missing"),
+        "{}",
+        run.describe()
+    );
+    assert!(
+        run.stdout.contains("WARN basics.view-file"),
+        "{}",
+        run.describe()
+    );
+    // --verbose still shows every case.
+    let verbose = mix_run("human", &["--baseline", &path, "--verbose"]);
+    assert!(
+        verbose
+            .stdout
+            .contains("ERROR basics.str-replace [MUST] (accepted by baseline"),
+        "{}",
+        verbose.describe()
+    );
+}
