@@ -53,6 +53,14 @@ pub fn render(report: &Report, spec: &Spec, detail: Detail) -> String {
     out
 }
 
+/// The summary alone (counts, timing, skips, the verdict): what the terminal keeps when the
+/// report itself goes to a file.
+pub fn render_summary(report: &Report) -> String {
+    let mut out = String::new();
+    summary(&mut out, report);
+    out
+}
+
 fn case_block(out: &mut String, report: &Report, spec: &Spec, result: &CaseResult, detail: Detail) {
     let accepted = result
         .baselined

@@ -159,6 +159,13 @@ fn report_to_a_file_keeps_the_summary_on_stderr() {
         "{}",
         run.describe()
     );
+    // The summary only: the case itself is in the file.
+    assert!(
+        !run.stderr.contains("ERROR basics.str-replace"),
+        "{}",
+        run.describe()
+    );
+    assert!(!run.stderr.contains("rerun:"), "{}", run.describe());
 }
 
 #[test]
