@@ -174,7 +174,8 @@ pub fn check(
     }
     on_start(selected.len());
     let started = Instant::now();
-    let mut results = runner::run(&selected, &config.backend, &config.options, progress)?;
+    let ran = runner::run_noted(&selected, &config.backend, &config.options, progress)?;
+    let mut results = ran.results;
     let elapsed = started.elapsed();
     // Results come back in the order of the selection.
     for (result, case) in results.iter_mut().zip(&selected) {
@@ -197,5 +198,6 @@ pub fn check(
         baseline_problems,
         elapsed,
         workers: config.options.jobs.clamp(1, selected.len()),
+        notes: ran.notes,
     })
 }

@@ -373,7 +373,11 @@ async function main() {
         if (loaded.build && !loaded.filesystemOnly) {
           tool = normaliseToolErrors(await loaded.build(), sdk.ToolError); // fresh in-memory state
         } else if (!loaded.build) {
-          log(`reset: ${display} is a ready-made object; only the folder was wiped`);
+          // Its store may live in memory, where no reset reaches: say no, so that memspec starts
+          // a new process per case instead of failing cases on an earlier case's memories.
+          const why = `${display} is a ready-made object, so its store cannot be wiped; export a factory or a class to reuse one process`;
+          log(`reset: ${why}`);
+          return { id, ok: false, error: why };
         }
         return { id, ok: true };
       } catch (e) {

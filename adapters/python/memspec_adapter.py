@@ -358,12 +358,15 @@ class Backend:
             result = self.loop.run_until_complete(_await(result))
         return result
 
-    def reset(self) -> None:
-        """Empty the memories folder and the backend's own state; the folder itself stays."""
+    def reset(self) -> Optional[str]:
+        """Empty the memories folder and the backend's own state; the folder itself stays.
+
+        Returns why the store cannot be wiped, or None when it was: a "no" makes memspec start a
+        new process per case rather than fail cases on an earlier case's memories."""
         wipe_folder_contents(self.memories)
         sdk = _sdk()
         if sdk.local_fs_classes and isinstance(self.tool, sdk.local_fs_classes):
-            return  # its state is the folder (its clear_all_memory would remove the folder itself)
+            return None  # its state is the folder (its clear_all_memory would remove the folder itself)
         cleared = False
         clear = getattr(self.tool, "clear_all_memory", None)
         if callable(clear):
@@ -377,7 +380,13 @@ class Backend:
         if not cleared and self.factory is not None:
             self.tool = self._build()  # fresh state for a backend that keeps it in memory
         elif not cleared:
-            log(f"reset: {self.display} has no clear_all_memory() and is not rebuildable; only the folder was wiped")
+            why = (
+                f"{self.display} has no clear_all_memory() and is a ready-made object, so its store "
+                "cannot be wiped; export a class or a factory, or implement clear_all_memory()"
+            )
+            log(f"reset: {why}")
+            return why
+        return None
 
 
 async def _await(awaitable: Any) -> Any:
@@ -447,7 +456,9 @@ def control_reply(backend: Backend, req_id: Any, control: Any) -> dict:
         }
     if control == "reset":
         try:
-            backend.reset()
+            why = backend.reset()
+            if why is not None:
+                return {"id": req_id, "ok": False, "error": _well_formed(why)}
             return {"id": req_id, "ok": True}
         except Exception as exc:
             log("reset failed:\n" + _format_exc(exc))

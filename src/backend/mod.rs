@@ -24,6 +24,11 @@ pub trait Backend: Send {
     /// Asks the backend to forget every memory (`{"control": "reset"}`), so that one process can
     /// serve many cases. `Ok(false)` means the backend does not support it.
     fn reset(&mut self) -> Result<bool, BackendError>;
+    /// After a [`Backend::reset`] that answered no: why, as the backend said it (its `error`),
+    /// so that the report can say once why every case starts a new process.
+    fn reset_refusal(&self) -> Option<String> {
+        None
+    }
     /// Whether the backend process exited before reading anything sent to it: it never started
     /// (a wrong command, a missing file, a failing import), as opposed to crashing on an input.
     fn exited_unread(&self) -> bool {

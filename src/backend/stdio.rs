@@ -79,6 +79,8 @@ pub struct Stdio {
     /// Whether the process and its group were killed: once only, since a group killed again
     /// after its last member is gone names an id the system may have given out anew.
     killed: bool,
+    /// Why the last `reset` answered no, as the backend said it.
+    refusal: Option<String>,
 }
 
 impl std::fmt::Debug for Stdio {
@@ -175,6 +177,7 @@ impl Stdio {
             answered: false,
             exited_unread: false,
             killed: false,
+            refusal: None,
         })
     }
 
@@ -561,7 +564,18 @@ impl Backend for Stdio {
             });
         }
         // A backend without the control answers anything but `ok: true`; that is a "no".
-        Ok(value.get("ok") == Some(&Value::Bool(true)))
+        let ok = value.get("ok") == Some(&Value::Bool(true));
+        self.refusal = match value.get("error") {
+            _ if ok => None,
+            Some(Value::String(why)) => Some(shorten(why.as_bytes())),
+            Some(other) if !other.is_null() => Some(shorten(other.to_string().as_bytes())),
+            _ => None,
+        };
+        Ok(ok)
+    }
+
+    fn reset_refusal(&self) -> Option<String> {
+        self.refusal.clone()
     }
 
     fn exited_unread(&self) -> bool {

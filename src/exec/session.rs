@@ -69,8 +69,8 @@ fn stderr_note(stderr: Option<&str>, reason: &str) -> String {
 pub enum Reset {
     /// The backend forgot everything and the sandbox is as fresh as a new one.
     Clean,
-    /// The backend does not support `reset` (it said no, or broke answering).
-    Refused,
+    /// The backend does not support `reset` (it said no, or broke answering): why, when it said.
+    Refused(Option<String>),
     /// The backend said ok, but left this in the harness's way: neither the process nor the
     /// sandbox can be used again.
     Tampered(Vec<String>),
@@ -206,11 +206,12 @@ impl Session {
     /// backend makes, is [`Reset::Tampered`], as is anything the harness cannot remove.
     pub fn reset(&mut self) -> Reset {
         let Some(backend) = self.backend.as_mut() else {
-            return Reset::Refused;
+            return Reset::Refused(None);
         };
         match backend.reset() {
             Ok(true) => {}
-            Ok(false) | Err(_) => return Reset::Refused,
+            Ok(false) => return Reset::Refused(backend.reset_refusal()),
+            Err(e) => return Reset::Refused(Some(format!("it broke answering: {e}"))),
         }
         let mut found = self.sandbox.audit();
         found.extend(

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::{Report, Verdict, rule_text};
+use super::{Report, Verdict, plural, rule_text};
 use crate::diff::{Glyphs, push_report_diff};
 use crate::spec::Spec;
 use crate::suite::grade::{CaseResult, Outcome, Phase};
@@ -39,7 +39,7 @@ pub fn render(report: &Report, spec: &Spec, detail: Detail) -> String {
         let _ = writeln!(
             out,
             "accepted by the baseline: {}, not shown (--verbose shows them)\n",
-            super::plural(accepted, "case", "cases")
+            plural(accepted, "case", "cases")
         );
     }
     if !report.baseline_problems.is_empty() {
@@ -200,11 +200,11 @@ fn lineages(out: &mut String, report: &Report) {
 /// `lineage: NAME — explains N of M findings (K cases), e.g. CASE: "first line"`.
 pub fn lineage_line(lineage: &crate::suite::lineage::Lineage) -> String {
     format!(
-        "lineage: {} — explains {} of {} findings ({} case(s)), e.g. {}: {:?}",
+        "lineage: {} — explains {} of {} ({}), e.g. {}: {:?}",
         lineage.name,
         lineage.findings,
-        lineage.of,
-        lineage.cases,
+        plural(lineage.of, "finding", "findings"),
+        plural(lineage.cases, "case", "cases"),
         lineage.sample.case,
         lineage.sample.actual
     )
@@ -221,10 +221,13 @@ fn root_causes(out: &mut String, report: &Report) {
     let consequences: usize = causes.iter().map(|c| c.consequences).sum();
     let _ = writeln!(
         out,
-        "root causes: {} rule(s) broken{}",
-        causes.len(),
+        "root causes: {} broken{}",
+        plural(causes.len(), "rule", "rules"),
         if consequences > 0 {
-            format!(", and {consequences} finding(s) that only follow from them")
+            format!(
+                ", and {} that only follow from them",
+                plural(consequences, "finding", "findings")
+            )
         } else {
             String::new()
         }
@@ -237,11 +240,11 @@ fn root_causes(out: &mut String, report: &Report) {
     for cause in &causes {
         let _ = writeln!(
             out,
-            "  {}{:<6} {:<width$}  {} case(s), first {}: {}",
+            "  {}{:<6} {:<width$}  {}, first {}: {}",
             if cause.security { "SECURITY " } else { "" },
             cause.level.as_str(),
             cause.rule.as_str(),
-            cause.cases,
+            plural(cause.cases, "case", "cases"),
             cause.first_case,
             cause.message
         );
@@ -249,7 +252,8 @@ fn root_causes(out: &mut String, report: &Report) {
     if let Some((case, reason)) = first_break {
         let _ = writeln!(
             out,
-            "  broke  in {broke} case(s), first {case}: {}",
+            "  broke  in {}, first {case}: {}",
+            plural(broke, "case", "cases"),
             reason.lines().next().unwrap_or_default()
         );
     }
@@ -268,8 +272,8 @@ fn summary(out: &mut String, report: &Report) {
     let timing = report.timing();
     let _ = writeln!(
         out,
-        "{} cases ({} hostile) against {} in {:.2} s, judged by revision {}{}",
-        report.results.len(),
+        "{} ({} hostile) against {} in {:.2} s, judged by revision {}{}",
+        plural(report.results.len(), "case", "cases"),
         hostile,
         report.backend,
         report.elapsed.as_secs_f64(),
@@ -278,6 +282,9 @@ fn summary(out: &mut String, report: &Report) {
     );
     for choice in report.choices() {
         let _ = writeln!(out, "choice (INFO): {}", choice.line());
+    }
+    for note in &report.notes {
+        let _ = writeln!(out, "note: {note}");
     }
     // Start-up time is per case, so with parallel workers its sum can exceed the whole run.
     let summed = if report.workers > 1 {
@@ -295,13 +302,13 @@ fn summary(out: &mut String, report: &Report) {
     );
     let _ = writeln!(
         out,
-        "{} passed, {} failed, {} warned, {} info, {} skipped, {} errors{}",
+        "{} passed, {} failed, {} warned, {} info, {} skipped, {}{}",
         count(Outcome::Pass),
         count(Outcome::Fail),
         count(Outcome::Warn),
         count(Outcome::Info),
         count(Outcome::Skip),
-        count(Outcome::Error),
+        plural(count(Outcome::Error), "error", "errors"),
         if baselined > 0 {
             format!(" ({baselined} accepted by the baseline)")
         } else {
@@ -341,8 +348,8 @@ fn summary(out: &mut String, report: &Report) {
             let failed = count(Outcome::Fail);
             if failed > 0 {
                 format!(
-                    "the backend BROKE (crash, hang or garbage) in {} case(s), and NOT conformant: {failed} failed",
-                    report.breaks().0
+                    "the backend BROKE (crash, hang or garbage) in {}, and NOT conformant: {failed} failed",
+                    plural(report.breaks().0, "case", "cases")
                 )
             } else {
                 "the backend BROKE (crash, hang or garbage)".to_string()

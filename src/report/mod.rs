@@ -32,6 +32,9 @@ pub struct Report {
     pub elapsed: Duration,
     /// Cases run at once: per-case times summed over them can exceed `elapsed`.
     pub workers: usize,
+    /// How the run went that is no case's result (one process per case, and why).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// What the exit code says.

@@ -225,6 +225,25 @@ pub fn run(
     options: &RunOptions,
     progress: &(dyn Fn(&CaseResult) + Sync),
 ) -> Result<Vec<CaseResult>, RunError> {
+    run_noted(cases, backend, options, progress).map(|ran| ran.results)
+}
+
+/// What a run gave: the results, and what the report should say once about how it ran.
+#[derive(Debug, Clone, Default)]
+pub struct Ran {
+    /// One result per case run, in the order of the cases.
+    pub results: Vec<CaseResult>,
+    /// How the run went that is no case's result (one process per case, and why).
+    pub notes: Vec<String>,
+}
+
+/// [`run`], with the run's notes.
+pub fn run_noted(
+    cases: &[&LoadedCase],
+    backend: &BackendSpec,
+    options: &RunOptions,
+    progress: &(dyn Fn(&CaseResult) + Sync),
+) -> Result<Ran, RunError> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; cases.len()]);
     let workers = options.jobs.clamp(1, cases.len().max(1));
@@ -276,12 +295,15 @@ pub fn run(
     if let Some(error) = starts.verdict() {
         return Err(error);
     }
-    Ok(results
-        .into_inner()
-        .unwrap_or_default()
-        .into_iter()
-        .flatten()
-        .collect())
+    Ok(Ran {
+        results: results
+            .into_inner()
+            .unwrap_or_default()
+            .into_iter()
+            .flatten()
+            .collect(),
+        notes: reuse.note().into_iter().collect(),
+    })
 }
 
 /// Whether backends of this run support the `reset` control, learnt once for all workers.
@@ -294,6 +316,8 @@ pub fn run(
 pub struct Reuse {
     /// 0 unknown, 1 supported, 2 unsupported.
     state: std::sync::atomic::AtomicU8,
+    /// Why the first "no" came, as the backend said it: the report says it once.
+    why: Mutex<Option<String>>,
 }
 
 impl Reuse {
@@ -318,6 +342,31 @@ impl Reuse {
         if !supported || !self.known() {
             self.state.store(state, Ordering::Relaxed);
         }
+    }
+
+    /// Learns a "no", and why (the first reason given is kept).
+    fn refused(&self, why: Option<String>) {
+        if !self.unsupported()
+            && let Ok(mut first) = self.why.lock()
+        {
+            *first = Some(why.unwrap_or_default());
+        }
+        self.learn(false);
+    }
+
+    /// What the report says when the run went one process per case: `None` when processes
+    /// were reused (or the run never learnt).
+    pub fn note(&self) -> Option<String> {
+        if !self.unsupported() {
+            return None;
+        }
+        let why = self.why.lock().ok().and_then(|why| why.clone());
+        Some(match why.as_deref().map(str::trim) {
+            Some(why) if !why.is_empty() => {
+                format!("the backend cannot reset its store ({why}): one process per case")
+            }
+            _ => "the backend does not answer `reset` with ok: one process per case".to_string(),
+        })
     }
 }
 
@@ -437,7 +486,7 @@ fn open_session(
                     used.discard();
                     return Err(Prepare::Tampered(found));
                 }
-                Reset::Refused => reuse.learn(false),
+                Reset::Refused(why) => reuse.refused(why),
             }
         }
         used.discard();
@@ -451,8 +500,8 @@ fn open_session(
                 fresh.discard();
                 return Err(Prepare::Tampered(found));
             }
-            Reset::Refused => {
-                reuse.learn(false);
+            Reset::Refused(why) => {
+                reuse.refused(why);
                 // The probe may have confused a backend that knows no controls: start anew.
                 let stopped = fresh.stop();
                 starts.saw(fresh.exited_unread(), stopped.stderr.as_deref());

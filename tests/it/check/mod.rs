@@ -13,6 +13,7 @@ mod independent;
 mod lineages;
 mod mechanics;
 mod reports;
+mod traps;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
