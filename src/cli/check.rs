@@ -138,10 +138,10 @@ pub(crate) struct MatrixArgs {
     #[arg(long)]
     pub(crate) area: Vec<String>,
     /// Cases run in parallel [default: twice the number of CPUs].
-    #[arg(short, long)]
+    #[arg(short, long, value_parser = super::at_least_one)]
     pub(crate) jobs: Option<usize>,
     /// Per-call timeout in seconds.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, value_parser = super::positive_seconds)]
     pub(crate) timeout: f64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = MatrixFormat::Markdown)]
@@ -195,6 +195,12 @@ pub(crate) enum Format {
     Markdown,
 }
 
+/// `--timeout` when not given, in seconds.
+const DEFAULT_TIMEOUT: f64 = 10.0;
+
+/// `--startup-timeout` when not given, in seconds.
+const DEFAULT_STARTUP_TIMEOUT: f64 = 30.0;
+
 #[derive(Debug, clap::Args)]
 pub(crate) struct CheckArgs {
     /// Backend command speaking protocol v1; `{memories}` and `{base}` become the sandbox paths.
@@ -223,13 +229,13 @@ pub(crate) struct CheckArgs {
     #[arg(long)]
     pub(crate) hostile: bool,
     /// Cases run in parallel [default: twice the number of CPUs].
-    #[arg(short, long)]
+    #[arg(short, long, value_parser = super::at_least_one)]
     pub(crate) jobs: Option<usize>,
     /// Per-call timeout in seconds.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = DEFAULT_TIMEOUT, value_parser = super::positive_seconds)]
     pub(crate) timeout: f64,
     /// Seconds added to the first call of each backend process, for it to start.
-    #[arg(long, default_value_t = 30.0)]
+    #[arg(long, default_value_t = DEFAULT_STARTUP_TIMEOUT)]
     pub(crate) startup_timeout: f64,
     /// SHOULD misses (the spec's exact strings) fail instead of warning.
     #[arg(long)]
@@ -396,8 +402,12 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
             return fail(EXIT_INTERNAL, &e);
         }
         say(&format!(
-            "wrote {} accepted deviation(s) to {}",
-            baseline.accepted.len(),
+            "wrote {} to {}",
+            report::plural(
+                baseline.accepted.len(),
+                "accepted deviation",
+                "accepted deviations"
+            ),
             path.display()
         ));
     }
@@ -560,6 +570,20 @@ pub(crate) fn repro_args(args: &CheckArgs) -> Vec<String> {
     if let Some(revision) = args.dirs.revision {
         repro.extend(["--revision".to_string(), revision.to_string()]);
     }
+    // A slow backend's case reruns only with the time it was given: without them, the rerun
+    // times out where the run did not (or the other way round).
+    for (flag, value, default) in [
+        ("--timeout", args.timeout, DEFAULT_TIMEOUT),
+        (
+            "--startup-timeout",
+            args.startup_timeout,
+            DEFAULT_STARTUP_TIMEOUT,
+        ),
+    ] {
+        if value != default {
+            repro.extend([flag.to_string(), value.to_string()]);
+        }
+    }
     repro
 }
 
@@ -615,9 +639,9 @@ pub(crate) fn cases(action: &CasesAction, dirs: &Dirs) -> ExitCode {
             }
             let hostile = suite.cases.iter().filter(|c| c.case.hostile).count();
             text.push_str(&format!(
-                "{} cases ({hostile} hostile), {} problem(s)\n",
-                suite.cases.len(),
-                problems.len()
+                "{} ({hostile} hostile), {}\n",
+                report::plural(suite.cases.len(), "case", "cases"),
+                report::plural(problems.len(), "problem", "problems")
             ));
             if problems.is_empty() {
                 ExitCode::SUCCESS

@@ -46,6 +46,27 @@ pub(crate) const EXIT_INTERNAL: u8 = 4;
 /// scripts seeing what they see for any other tool.
 pub(crate) const EXIT_CLOSED_PIPE: u8 = 141;
 
+/// Parses `--timeout`: a number of seconds above 0. A zero timeout would fail every call at
+/// once and blame the backend for it, so it is a usage error, like a negative one.
+pub(crate) fn positive_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds > 0.0 && std::time::Duration::try_from_secs_f64(seconds).is_ok() => {
+            Ok(seconds)
+        }
+        Ok(_) => Err("must be a number of seconds above 0".to_string()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Parses `-j`/`--jobs`: 1 or more (0 workers would run nothing).
+pub(crate) fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be 1 or more".to_string()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Conformance harness for backends of Claude's memory tool (memory_20250818).
 #[derive(Debug, Parser)]
 #[command(name = "memspec", version, about)]

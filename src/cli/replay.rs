@@ -76,7 +76,7 @@ pub(crate) struct ReplayArgs {
     #[arg(long, value_enum)]
     pub(crate) revision: Option<memspec::spec::Revision>,
     /// Per-call timeout in seconds.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, value_parser = super::positive_seconds)]
     pub(crate) timeout: f64,
     /// In the report, show every step.
     #[arg(short, long)]
@@ -111,7 +111,7 @@ pub(crate) struct RecordArgs {
     #[arg(long, value_enum)]
     pub(crate) revision: Option<memspec::spec::Revision>,
     /// Per-call timeout in seconds.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, value_parser = super::positive_seconds)]
     pub(crate) timeout: f64,
 }
 

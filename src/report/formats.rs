@@ -203,9 +203,9 @@ pub fn markdown(report: &Report) -> String {
     };
     let _ = writeln!(
         out,
-        "**{verdict}** — backend `{}`, {} cases, judged by revision `{}`\n",
+        "**{verdict}** — backend `{}`, {}, judged by revision `{}`\n",
         report.backend,
-        report.results.len(),
+        super::plural(report.results.len(), "case", "cases"),
         report.revision
     );
     for choice in report.choices() {
@@ -218,11 +218,11 @@ pub fn markdown(report: &Report) -> String {
     for lineage in report.lineages() {
         let _ = writeln!(
             out,
-            "\n**Lineage:** {} — explains {} of {} findings ({} case(s))",
+            "\n**Lineage:** {} — explains {} of {} ({})",
             lineage.name.replace('|', "\\|"),
             lineage.findings,
-            lineage.of,
-            lineage.cases
+            super::plural(lineage.of, "finding", "findings"),
+            super::plural(lineage.cases, "case", "cases")
         );
     }
     let causes = report.root_causes();

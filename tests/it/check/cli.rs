@@ -282,3 +282,75 @@ fn outside_a_clone_the_built_in_suite_runs_and_folders_override_it() {
         missing.describe()
     );
 }
+
+#[test]
+fn a_zero_timeout_or_zero_jobs_is_a_usage_error() {
+    let transcript = super::root().join("tests/fixtures/transcripts/inputs.jsonl");
+    let transcript_arg = transcript.to_string_lossy().into_owned();
+    let golden = tempfile::tempdir().expect("tempdir");
+    let golden_arg = golden.path().join("golden.jsonl");
+    let golden_arg = golden_arg.to_string_lossy().into_owned();
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["check", "--timeout", "0"],
+        vec!["check", "--timeout=-1"],
+        vec!["check", "-j", "0"],
+        vec!["matrix", "--backend", "x=cat", "--timeout", "0"],
+        vec!["matrix", "--backend", "x=cat", "--jobs", "0"],
+        vec!["replay", &transcript_arg, "--report", "--timeout", "0"],
+        vec![
+            "record",
+            &transcript_arg,
+            "-o",
+            &golden_arg,
+            "--timeout",
+            "0",
+        ],
+    ];
+    for args in commands {
+        let run = run(&args);
+        assert_eq!(run.code, 2, "{args:?}\n{}", run.describe());
+        assert!(
+            run.stderr.contains("above 0") || run.stderr.contains("1 or more"),
+            "{args:?}\n{}",
+            run.describe()
+        );
+    }
+}
+
+#[test]
+fn the_rerun_line_keeps_the_timeouts() {
+    let mut command = memspec();
+    command
+        .args(["check", "--backend"])
+        .arg(super::backend("_report_mix"))
+        .arg("--cases")
+        .arg(fixtures())
+        .args(["--case", "basics.view-missing"])
+        .args(["--timeout", "7.5", "--startup-timeout", "60"]);
+    let run = super::run_command(&mut command);
+    assert_eq!(run.code, 1, "{}", run.describe());
+    assert!(
+        run.stdout
+            .contains("--timeout 7.5 --startup-timeout 60 --case basics.view-missing --verbose"),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn one_case_is_one_case() {
+    let mut command = memspec();
+    command
+        .args(["check", "--cases"])
+        .arg(fixtures())
+        .args(["--case", "basics.create-success"]);
+    let run = super::run_command(&mut command);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    assert!(
+        run.stdout.starts_with("1 case (0 hostile) against"),
+        "{}",
+        run.describe()
+    );
+    assert!(run.stdout.contains(", 0 errors\n"), "{}", run.describe());
+    assert!(!run.stdout.contains("1 cases"), "{}", run.describe());
+}
