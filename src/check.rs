@@ -185,8 +185,13 @@ pub fn check(
             cascade::mark_follows(result, &inputs);
         }
     }
+    let mut notes = ran.notes;
     let baseline_problems = match &baseline {
-        Some(baseline) => baseline.apply(&loaded.suite, &mut results),
+        Some(baseline) => {
+            let problems = baseline.apply(&loaded.suite, &mut results);
+            notes.extend(baseline.notes(&results));
+            problems
+        }
         None => Vec::new(),
     };
     Ok(Report {
@@ -198,6 +203,6 @@ pub fn check(
         baseline_problems,
         elapsed,
         workers: config.options.jobs.clamp(1, selected.len()),
-        notes: ran.notes,
+        notes,
     })
 }

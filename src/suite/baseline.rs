@@ -4,6 +4,11 @@
 //! fails the run: a listed case that now passes (a fixed bug must leave the list), a changed
 //! outcome, an entry naming no case, or a deviation (even a warning) that is not listed. So a
 //! baseline can only ever describe the backend exactly as it is.
+//!
+//! INFO outcomes are the exception: they never fail a run, so a baseline need not list them
+//! (and `--write-baseline` does not). An INFO outcome it does not list is no difference, and an
+//! INFO that changes (a listed `info` now passing, a listed deviation now only `info`) is a
+//! note in the report, not a failure.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -144,12 +149,13 @@ impl Baseline {
         })
     }
 
-    /// A baseline accepting every non-passing, non-skipped outcome of a run. Reasons are drawn
-    /// from the findings; edit them to say why each deviation is acceptable.
+    /// A baseline accepting every warning, failure and error of a run (INFO outcomes never fail
+    /// a run and need no entry). Reasons are drawn from the findings; edit them to say why each
+    /// deviation is acceptable.
     pub fn from_results(backend: &str, revision: Revision, results: &[CaseResult]) -> Baseline {
         let accepted = results
             .iter()
-            .filter(|r| !matches!(r.outcome, Outcome::Pass | Outcome::Skip))
+            .filter(|r| !matches!(r.outcome, Outcome::Pass | Outcome::Skip | Outcome::Info))
             .map(|r| Entry {
                 case: r.id.clone(),
                 outcome: r.outcome,
@@ -164,8 +170,9 @@ impl Baseline {
         }
     }
 
-    /// Marks accepted results and returns every difference between the baseline and the run.
-    /// Entries for cases that exist but were not selected are ignored.
+    /// Marks accepted results and returns every difference between the baseline and the run
+    /// that fails it. Entries for cases that exist but were not selected are ignored; INFO
+    /// changes are left to [`Baseline::notes`].
     pub fn apply(&self, suite: &Suite, results: &mut [CaseResult]) -> Vec<String> {
         let mut problems = Vec::new();
         let known: BTreeSet<&str> = suite.cases.iter().map(|c| c.case.id.as_str()).collect();
@@ -183,6 +190,7 @@ impl Baseline {
         for result in results.iter_mut() {
             match entries.get(result.id.as_str()) {
                 Some(entry) if entry.outcome == result.outcome => result.baselined = Some(entry.reason.clone()),
+                Some(entry) if info_change(entry, result) => {}
                 Some(entry) if result.outcome == Outcome::Pass => problems.push(format!(
                     "case `{}` now passes but the baseline accepts `{}`: remove the entry (fixed bugs must not hide)",
                     result.id,
@@ -196,7 +204,7 @@ impl Baseline {
                 )),
                 // With a baseline the run must match it exactly: an unlisted deviation, even a
                 // warning, is a difference (so that removing any entry makes the run fail).
-                None if !matches!(result.outcome, Outcome::Pass | Outcome::Skip) => problems.push(format!(
+                None if !matches!(result.outcome, Outcome::Pass | Outcome::Skip | Outcome::Info) => problems.push(format!(
                     "case `{}` gave `{}` but the baseline does not list it",
                     result.id,
                     result.outcome.as_str()
@@ -206,6 +214,38 @@ impl Baseline {
         }
         problems
     }
+
+    /// The INFO changes between the baseline and `results` (as marked by [`Baseline::apply`]):
+    /// reported, never failed.
+    pub fn notes(&self, results: &[CaseResult]) -> Vec<String> {
+        let entries: BTreeMap<&str, &Entry> =
+            self.accepted.iter().map(|e| (e.case.as_str(), e)).collect();
+        results
+            .iter()
+            .filter_map(|result| {
+                let entry = entries.get(result.id.as_str())?;
+                info_change(entry, result).then(|| {
+                    format!(
+                        "baseline: case `{}` is listed as `{}` and gave `{}` (INFO never fails a run: update or drop the entry)",
+                        result.id,
+                        entry.outcome.as_str(),
+                        result.outcome.as_str()
+                    )
+                })
+            })
+            .collect()
+    }
+}
+
+/// Whether the difference between an entry and a result is only about INFO: a listed `info`
+/// that now passes or is skipped, or a listed deviation that is now only `info`. Neither can
+/// fail a run, so neither fails it against a baseline.
+fn info_change(entry: &Entry, result: &CaseResult) -> bool {
+    entry.outcome != result.outcome
+        && matches!(
+            (entry.outcome, result.outcome),
+            (Outcome::Info, Outcome::Pass | Outcome::Skip) | (_, Outcome::Info)
+        )
 }
 
 /// A first draft of an entry's reason: what each finding saw, with the backend's own words.

@@ -1,5 +1,6 @@
 //! The official SDK helpers, run through the adapters against the whole suite, must match their
-//! checked-in baselines exactly, and dropping any single entry must make the run fail.
+//! checked-in baselines exactly, and dropping any single entry must make the run fail. The
+//! baselines list no INFO outcome (they never fail a run), and the runs still match.
 //!
 //! The helpers are installed by `.ci/install-sdks` (run by `.ci/run`). Without them these tests
 //! fail under CI and are skipped, with the reason printed, on a developer's machine.
@@ -141,8 +142,9 @@ fn helpers_match_their_baselines(revision: Revision) {
     }
 }
 
-/// Drops one entry of each outcome kind (and the first and last) from each baseline and runs
-/// just that case: the run must fail, because the deviation is no longer accepted.
+/// Drops one entry of each failing outcome kind (and the first and last) from each baseline and
+/// runs just that case: the run must fail, because the deviation is no longer accepted. An INFO
+/// outcome needs no entry: the helpers' INFO cases pass against baselines that list none.
 #[test]
 fn removing_any_baseline_entry_fails_the_run() {
     if !installed() {
@@ -159,8 +161,31 @@ fn removing_any_baseline_entry_fails_the_run() {
             !entries.is_empty(),
             "{name}: the baseline lists no deviation"
         );
+        assert!(
+            entries.iter().all(|e| e["outcome"] != "info"),
+            "{name}: the baseline lists INFO outcomes; INFO never fails a run"
+        );
+        let path = baseline_path(revision, name);
+        let info = check(
+            backend,
+            revision,
+            &path,
+            &["--level", "info", "--area", "create"],
+        );
+        assert_eq!(info.status.code(), Some(0), "{name}: {}", explain(&info));
+        let report: Value = serde_json::from_slice(&info.stdout).unwrap_or(Value::Null);
+        assert!(
+            report["counts"]["info"].as_u64().unwrap_or(0) > 0,
+            "{name}: no INFO outcome to leave unlisted: {}",
+            explain(&info)
+        );
+        assert_eq!(
+            report["report"]["baseline_problems"],
+            serde_json::json!([]),
+            "{name}"
+        );
         let mut picked: Vec<usize> = vec![0, entries.len() - 1];
-        for outcome in ["info", "warn", "fail", "error"] {
+        for outcome in ["warn", "fail", "error"] {
             if let Some(i) = entries.iter().position(|e| e["outcome"] == outcome) {
                 picked.push(i);
             }

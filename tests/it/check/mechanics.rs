@@ -131,7 +131,7 @@ fn an_invalid_case_file_is_a_usage_error_naming_file_and_problem() {
         "{}",
         lint.describe()
     );
-    assert!(lint.stdout.contains("2 problem(s)"), "{}", lint.describe());
+    assert!(lint.stdout.contains("2 problems"), "{}", lint.describe());
 
     // `check` refuses the suite too, naming the problem, before running anything.
     let check = check(None, Some(dir.path()), &[], &[]);
@@ -165,7 +165,7 @@ fn the_fixture_cases_lint_clean() {
     lint.args(["cases", "lint", "--cases"]).arg(fixtures());
     let lint = run_command(&mut lint);
     assert_eq!(lint.code, 0, "{}", lint.describe());
-    assert!(lint.stdout.contains("0 problem(s)"), "{}", lint.describe());
+    assert!(lint.stdout.contains("0 problems"), "{}", lint.describe());
 }
 
 #[test]
@@ -360,6 +360,100 @@ fn an_unlisted_deviation_fails_a_run_with_a_baseline() {
     );
 }
 
+/// INFO outcomes never fail a run, so a baseline need not list them: an unlisted INFO is no
+/// difference, and a listed `info` that now passes is a note in the report, not a failure.
+#[test]
+fn a_baseline_need_not_list_info_outcomes() {
+    let dir = tempdir();
+    let path = baseline(&dir, &[]);
+    let mut command = memspec();
+    command
+        .args(["check", "--format", "json", "--backend"])
+        .arg(super::backend("_report_mix"))
+        .arg("--cases")
+        .arg(fixtures())
+        .args(["--case", "basics.final-newline", "--baseline"])
+        .arg(&path);
+    let run = run_command(&mut command);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    assert_eq!(run.outcomes()["basics.final-newline"], "info");
+    assert_eq!(run.json()["report"]["baseline_problems"], json!([]));
+
+    // The reference passes it: a listed `info` that changed is said, not failed.
+    let path = baseline(
+        &dir,
+        &[("basics.final-newline", "info", "numbered the final newline")],
+    );
+    let human = run_command(memspec().args(["check", "--cases"]).arg(fixtures()).args([
+        "--case",
+        "basics.final-newline",
+        "--baseline",
+        path.to_str().expect("utf-8 path"),
+    ]));
+    assert_eq!(human.code, 0, "{}", human.describe());
+    assert!(
+        human.stdout.contains(
+            "note: baseline: case `basics.final-newline` is listed as `info` and gave `pass`"
+        ),
+        "{}",
+        human.describe()
+    );
+    // A listed warning that is gone still fails the run.
+    assert_baseline_problem(
+        None,
+        &[("basics.final-newline", "warn", "was a warning")],
+        "basics.final-newline",
+        "`basics.final-newline` now passes",
+    );
+}
+
+#[test]
+fn write_baseline_leaves_out_info_outcomes() {
+    let dir = tempdir();
+    let path = dir.path().join("written.json");
+    let mut command = memspec();
+    command
+        .args(["check", "--format", "json", "--backend"])
+        .arg(super::backend("_report_mix"))
+        .arg("--cases")
+        .arg(fixtures())
+        .args([
+            "--case",
+            "basics.final-newline",
+            "--case",
+            "basics.view-file",
+        ])
+        .arg("--write-baseline")
+        .arg(&path);
+    let run = run_command(&mut command);
+    assert_eq!(
+        run.outcomes()["basics.final-newline"],
+        "info",
+        "{}",
+        run.describe()
+    );
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("baseline written"))
+            .expect("baseline is JSON");
+    let listed: Vec<(&str, &str)> = written["accepted"]
+        .as_array()
+        .expect("accepted")
+        .iter()
+        .map(|e| {
+            (
+                e["case"].as_str().unwrap_or_default(),
+                e["outcome"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(listed, [("basics.view-file", "warn")]);
+    assert!(
+        run.stderr.contains("wrote 1 accepted deviation to"),
+        "{}",
+        run.describe()
+    );
+}
+
 /// A baseline's outcomes were judged by one revision of the page; under another one they mean
 /// something else, so it is refused before the run, naming both and the way out.
 #[test]
@@ -450,7 +544,7 @@ fn write_baseline_then_baseline_round_trips() {
     );
     assert_eq!(first.code, 1, "{}", first.describe());
     assert!(
-        first.stderr.contains("wrote 3 accepted deviation(s)"),
+        first.stderr.contains("wrote 3 accepted deviations"),
         "{}",
         first.describe()
     );
