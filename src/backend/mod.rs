@@ -94,12 +94,14 @@ pub enum BackendError {
         line: String,
     },
     /// The reply's id is not the request's.
-    #[error("the backend answered request {expected} with id {got}")]
+    #[error("the backend answered request {expected} with id {got}; line: {line}")]
     WrongId {
         /// The id sent.
         expected: u64,
         /// The id received.
         got: String,
+        /// The offending line, shortened.
+        line: String,
     },
     /// The backend wrote more than one reply, or a reply larger than the limit.
     #[error("the backend flooded its output: {detail}")]

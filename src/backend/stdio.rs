@@ -363,6 +363,12 @@ fn shorten(line: &[u8]) -> String {
     short
 }
 
+/// Whether `line` is a JSON object with the id `id`: a reply to that request, well formed or not.
+fn answers(line: &[u8], id: u64) -> bool {
+    serde_json::from_slice::<Value>(line)
+        .is_ok_and(|reply| reply.get("id") == Some(&Value::from(id)))
+}
+
 /// Decodes one reply line for request `id`.
 pub fn parse_reply(line: &[u8], id: u64) -> Result<ToolResult, BackendError> {
     let garbage = |detail: String| BackendError::Garbage {
@@ -379,6 +385,7 @@ pub fn parse_reply(line: &[u8], id: u64) -> Result<ToolResult, BackendError> {
         return Err(BackendError::WrongId {
             expected: id,
             got: got.to_string(),
+            line: shorten(line),
         });
     }
     // The SDK runners send `content: null` for a tool that returned nothing: Claude sees an
@@ -481,6 +488,13 @@ impl Stdio {
                 }
             }
         };
+        // A line that is no reply to this request (a log line, a stray print) is the offender,
+        // whatever follows it: the caller's decoding quotes it. Looking behind it first would
+        // quote the valid reply that came next as "the extra line", and only when that reply
+        // happened to be read already, so the same fault would read two ways at random.
+        if !answers(&reply, request.id) {
+            return Ok(reply);
+        }
         // One request, one line: anything already waiting behind the reply is a flood.
         if let Ok(extra) = self.lines.try_recv() {
             let extra = match extra {
@@ -561,6 +575,7 @@ impl Backend for Stdio {
             return Err(BackendError::WrongId {
                 expected: id,
                 got: value.get("id").map_or("none".into(), Value::to_string),
+                line: shorten(&reply),
             });
         }
         // A backend without the control answers anything but `ok: true`; that is a "no".

@@ -100,3 +100,42 @@ fn a_ready_made_python_tool_says_no_to_reset_and_the_summary_says_why() {
         class.describe()
     );
 }
+
+/// A protocol backend that prints one log line on stdout before its replies broke every case,
+/// but read two ways at random (the log line "not JSON", or the valid reply behind it "an extra
+/// line"), so the run never saw the same break 8 times in a row and ran to its end: 476 errors
+/// in 1,118 s. Now the log line is always the one quoted, and the run stops early.
+#[test]
+fn a_log_line_on_stdout_stops_the_run_early_quoting_the_log_line() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let turns = dir.path().join("turns");
+    let run = run_command(
+        memspec()
+            .args([
+                "check",
+                "-j",
+                "2",
+                "--backend",
+                &super::backend("log_line_at_start"),
+            ])
+            .env("LOG_LINE_TURNS", &turns),
+    );
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert_eq!(run.code, 3, "{}", run.describe());
+    assert!(
+        all.contains("every case broke the same way") && all.contains("line: starting"),
+        "{}",
+        run.describe()
+    );
+    // Never a valid reply quoted as the offending line.
+    assert!(
+        !all.contains("line after the reply: {"),
+        "{}",
+        run.describe()
+    );
+    assert!(
+        run.elapsed < std::time::Duration::from_secs(60),
+        "{}",
+        run.describe()
+    );
+}
