@@ -171,6 +171,9 @@ pub enum BackendSpec {
         /// file (an embedded adapter) would otherwise name a new path in every report and
         /// baseline.
         label: Option<String>,
+        /// Which worker of a parallel run starts it, passed as `MEMSPEC_WORKER` (`0`, `1`, …) so
+        /// that a backend with a fixed database file can keep one store per worker.
+        worker: Option<usize>,
     },
 }
 
@@ -183,6 +186,7 @@ impl BackendSpec {
             template: template.to_string(),
             on_folder: on_folder.unwrap_or(names_folder),
             label: None,
+            worker: None,
         }
     }
 
@@ -192,11 +196,13 @@ impl BackendSpec {
             BackendSpec::Command {
                 template,
                 on_folder,
+                worker,
                 ..
             } => BackendSpec::Command {
                 template,
                 on_folder,
                 label: Some(label.into()),
+                worker,
             },
             reference @ BackendSpec::Reference(_) => reference,
         }
@@ -208,15 +214,38 @@ impl BackendSpec {
         match (self, on_folder) {
             (
                 BackendSpec::Command {
-                    template, label, ..
+                    template,
+                    label,
+                    worker,
+                    ..
                 },
                 Some(on_folder),
             ) => BackendSpec::Command {
                 template,
                 on_folder,
                 label,
+                worker,
             },
             (spec, _) => spec,
+        }
+    }
+
+    /// The same backend, started by worker `worker` of a run (its processes see
+    /// `MEMSPEC_WORKER=worker`).
+    pub fn for_worker(&self, worker: usize) -> BackendSpec {
+        match self {
+            BackendSpec::Command {
+                template,
+                on_folder,
+                label,
+                ..
+            } => BackendSpec::Command {
+                template: template.clone(),
+                on_folder: *on_folder,
+                label: label.clone(),
+                worker: Some(worker),
+            },
+            reference @ BackendSpec::Reference(_) => reference.clone(),
         }
     }
 
@@ -266,9 +295,11 @@ impl BackendSpec {
     ) -> Result<Box<dyn Backend>, BackendError> {
         match self {
             BackendSpec::Reference(revision) => Ok(Box::new(InProcess::open(memories, *revision)?)),
-            BackendSpec::Command { template, .. } => {
-                Ok(Box::new(Stdio::spawn(template, base, memories, timeouts)?))
-            }
+            BackendSpec::Command {
+                template, worker, ..
+            } => Ok(Box::new(Stdio::spawn(
+                template, base, memories, timeouts, *worker,
+            )?)),
         }
     }
 }

@@ -105,12 +105,14 @@ pub fn substitute(template: &str, base: &Path, memories: &Path) -> String {
 
 impl Stdio {
     /// Starts `template` (run by `sh -c`, with `{memories}` and `{base}` substituted and
-    /// `MEMSPEC_MEMORIES` / `MEMSPEC_BASE` set).
+    /// `MEMSPEC_MEMORIES` / `MEMSPEC_BASE` set, and `MEMSPEC_WORKER` when a worker of a run
+    /// starts it).
     pub fn spawn(
         template: &str,
         base: &Path,
         memories: &Path,
         timeouts: Timeouts,
+        worker: Option<usize>,
     ) -> Result<Stdio, BackendError> {
         let command_line = substitute(template, base, memories);
         let cgroup = Cgroup::create();
@@ -125,6 +127,11 @@ impl Stdio {
             .stdin(Pipe::piped())
             .stdout(Pipe::piped())
             .stderr(Pipe::piped());
+        match worker {
+            Some(worker) => command.env("MEMSPEC_WORKER", worker.to_string()),
+            // Never one inherited from a memspec that runs this one: it would name another run's store.
+            None => command.env_remove("MEMSPEC_WORKER"),
+        };
         // SAFETY: the closure runs in the child between fork and exec, where only
         // async-signal-safe calls are allowed: `setsid`, `open` and `write` are plain system
         // calls through rustix, and nothing here allocates (the path was made before the fork).

@@ -252,8 +252,15 @@ pub fn run_noted(
     let harness: Mutex<Option<RunError>> = Mutex::new(None);
     let harness_failed = || harness.lock().map_or(true, |h| h.is_some());
     std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
+        for worker in 0..workers {
+            let (next, results, reuse, starts, harness) =
+                (&next, &results, &reuse, &starts, &harness);
+            let harness_failed = &harness_failed;
+            // Each worker's processes are told which worker starts them, so that backends
+            // with a fixed database file can keep one store per worker.
+            let backend = backend.for_worker(worker);
+            scope.spawn(move || {
+                let backend = &backend;
                 let mut session = None;
                 loop {
                     if starts.verdict().is_some() || harness_failed() {
@@ -262,7 +269,7 @@ pub fn run_noted(
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(case) = cases.get(i) else { break };
                     let result =
-                        match run_case_in(case, backend, options, &mut session, &reuse, &starts) {
+                        match run_case_in(case, backend, options, &mut session, reuse, starts) {
                             Ok(result) => result,
                             Err(error) => {
                                 if let Ok(mut first) = harness.lock() {

@@ -139,3 +139,41 @@ fn a_log_line_on_stdout_stops_the_run_early_quoting_the_log_line() {
         run.describe()
     );
 }
+
+/// `-j` starts several backend processes at once, and a backend with a fixed database file
+/// shared it between them (one worker's `reset` wiped another's case). Each worker's processes
+/// now see a distinct `MEMSPEC_WORKER`, so the author can keep one store per worker.
+#[test]
+fn each_worker_passes_its_own_memspec_worker() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let log = dir.path().join("workers");
+    let run = run_command(
+        memspec()
+            .args([
+                "check",
+                "--format",
+                "json",
+                "-j",
+                "3",
+                "--area",
+                "create",
+                "--backend",
+                &super::backend("worker_log"),
+            ])
+            // An outer memspec's worker number is never passed on.
+            .env("MEMSPEC_WORKER", "99")
+            .env("WORKER_LOG", &log),
+    );
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let seen: std::collections::BTreeSet<String> = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    // Every worker that started a process said its own number (three, unless one got no case).
+    assert!(
+        seen.len() >= 2 && seen.iter().all(|w| ["0", "1", "2"].contains(&w.as_str())),
+        "{seen:?}\n{}",
+        run.describe()
+    );
+}
