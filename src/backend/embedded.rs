@@ -170,6 +170,9 @@ pub fn default_interpreter_in(language: Language, virtual_env: Option<&OsStr>) -
 /// removed (with them) on drop. Keep it alive as long as the backends built from it run.
 #[derive(Debug)]
 pub struct AdapterDir {
+    /// Its entry among the folders a signal's cleanup removes; declared first, so that it is
+    /// forgotten before the folder is removed.
+    _live: crate::exec::sandbox::LiveFolder,
     dir: tempfile::TempDir,
     written: Vec<Language>,
 }
@@ -187,6 +190,7 @@ impl AdapterDir {
                 source,
             })?;
         Ok(AdapterDir {
+            _live: crate::exec::sandbox::LiveFolder::register(dir.path()),
             dir,
             written: Vec::new(),
         })

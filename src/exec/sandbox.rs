@@ -16,7 +16,8 @@ use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rustix::fs::{FileType, Mode};
@@ -48,6 +49,83 @@ const SHARED: &str = "shared";
 /// What a file in [`SHARED`] holds: no secret, so that reading it is no leak.
 pub const SHARED_TEXT: &str = "a file outside /memories, hard-linked into it\n";
 
+/// The temporary folders alive in this process, so that a signal ending it can remove them:
+/// drops never run when a process exits, and a killed run would leave a sandbox per worker
+/// behind in `TMPDIR`.
+#[derive(Debug, Default)]
+struct Live {
+    /// Keys handed out so far.
+    next: u64,
+    /// Sandboxes by key: duplicated handles, removed the way [`Sandbox::remove`] does.
+    sandboxes: BTreeMap<u64, Handles>,
+    /// Private folders of memspec's own (the embedded adapters), removed by path.
+    folders: BTreeMap<u64, PathBuf>,
+}
+
+/// What removing a sandbox takes, without the sandbox.
+#[derive(Debug)]
+struct Handles {
+    path: PathBuf,
+    parent: OwnedFd,
+    name: CString,
+    base: OwnedFd,
+    id: (u64, u64),
+}
+
+static LIVE: Mutex<Live> = Mutex::new(Live {
+    next: 0,
+    sandboxes: BTreeMap::new(),
+    folders: BTreeMap::new(),
+});
+
+/// Set once [`remove_live`] ran: no temporary folder is made after it.
+static CLOSING: AtomicBool = AtomicBool::new(false);
+
+fn live() -> MutexGuard<'static, Live> {
+    // A panic while holding the lock leaves the map as it was: still usable.
+    LIVE.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Removes every sandbox and registered folder still alive, and refuses new ones: for a
+/// process about to exit on a signal. Returns what could not be removed.
+pub fn remove_live() -> Vec<String> {
+    let mut live = live();
+    CLOSING.store(true, Ordering::SeqCst);
+    let mut left = Vec::new();
+    for handles in std::mem::take(&mut live.sandboxes).into_values() {
+        left.extend(remove_tree(&handles));
+    }
+    for path in std::mem::take(&mut live.folders).into_values() {
+        if let Err(e) = std::fs::remove_dir_all(&path) {
+            left.push(format!("{}: {e}", path.display()));
+        }
+    }
+    left
+}
+
+/// A private temporary folder of memspec's own, removed by [`remove_live`] if a signal ends
+/// the process first; dropping the guard forgets it (the folder's owner removes it).
+#[derive(Debug)]
+pub struct LiveFolder(u64);
+
+impl LiveFolder {
+    /// Registers `path`.
+    pub fn register(path: &Path) -> LiveFolder {
+        let mut live = live();
+        let key = live.next;
+        live.next += 1;
+        live.folders.insert(key, path.to_path_buf());
+        LiveFolder(key)
+    }
+}
+
+impl Drop for LiveFolder {
+    fn drop(&mut self) {
+        live().folders.remove(&self.0);
+    }
+}
+
 /// A fresh sandbox, removed when dropped.
 #[derive(Debug)]
 pub struct Sandbox {
@@ -62,6 +140,8 @@ pub struct Sandbox {
     id: (u64, u64),
     secret: String,
     removed: bool,
+    /// Its key among the live sandboxes.
+    key: u64,
 }
 
 /// What one entry outside `memories/` looked like.
@@ -128,6 +208,14 @@ impl Sandbox {
 
     /// Makes `memspec-XXXX/`, its `memories/` and the canaries in `folder`.
     pub fn new_in(folder: &Path) -> io::Result<Sandbox> {
+        // Made and registered under the lock, so that a signal's cleanup sees it or stops it.
+        let mut live = live();
+        if CLOSING.load(Ordering::SeqCst) {
+            return Err(io::Error::new(
+                io::ErrorKind::Interrupted,
+                "memspec is stopping",
+            ));
+        }
         let made = tempfile::Builder::new()
             .prefix("memspec-")
             .tempdir_in(folder)?;
@@ -143,6 +231,19 @@ impl Sandbox {
         let name = fs::c_name(&path.file_name().unwrap_or_default().to_string_lossy())?;
         let base = fs::open_dir_at(parent.as_fd(), &name)?;
         let id = fs::meta_of(base.as_fd())?.id;
+        let key = live.next;
+        live.next += 1;
+        live.sandboxes.insert(
+            key,
+            Handles {
+                path: path.clone(),
+                parent: parent.try_clone()?,
+                name: name.clone(),
+                base: base.try_clone()?,
+                id,
+            },
+        );
+        drop(live);
         let sandbox = Sandbox {
             memories_path: path.join("memories"),
             path,
@@ -152,6 +253,7 @@ impl Sandbox {
             id,
             secret: unique_secret(),
             removed: false,
+            key,
         };
         rustix::fs::mkdirat(sandbox.base.as_fd(), MEMORIES, Mode::from_raw_mode(0o755))?;
         sandbox.plant_canaries()?;
@@ -308,39 +410,13 @@ impl Sandbox {
             return Vec::new();
         }
         self.removed = true;
-        // The contents go through the handle, so they are this sandbox's whatever its name now
-        // refers to; then the name is removed only if it still is this (now empty) folder, and
-        // an empty folder is all `rmdir` can remove anyway.
-        let mut left = Vec::new();
-        let _ = rustix::fs::fchmod(self.base.as_fd(), Mode::from_raw_mode(0o700));
-        match fs::entries(self.base.as_fd()) {
-            Ok(entries) => {
-                for (name, _) in entries {
-                    match fs::remove(self.base.as_fd(), &name, true) {
-                        Ok(more) => left.extend(more),
-                        Err(e) => left.push(format!("{}: {e}", name.to_string_lossy())),
-                    }
-                }
-            }
-            Err(e) => left.push(format!("{}: {e}", self.path.display())),
+        // Forgotten first: a signal's cleanup must not race this removal with its own.
+        let handles = live().sandboxes.remove(&self.key);
+        match handles {
+            Some(handles) => remove_tree(&handles),
+            // Already removed by a signal's cleanup.
+            None => Vec::new(),
         }
-        let ours = fs::meta_at(self.parent.as_fd(), &self.name)
-            .ok()
-            .flatten()
-            .is_some_and(|meta| meta.id == self.id);
-        if !ours {
-            left.push(format!(
-                "{} (no longer the sandbox's folder)",
-                self.path.display()
-            ));
-        } else if let Err(e) = rustix::fs::unlinkat(
-            self.parent.as_fd(),
-            &*self.name,
-            rustix::fs::AtFlags::REMOVEDIR,
-        ) {
-            left.push(format!("{}: {e}", self.path.display()));
-        }
-        left
     }
 
     /// Makes a fixture inside `memories/`, never through anything the backend put there: a
@@ -734,6 +810,42 @@ impl Sandbox {
         }
         Ok(())
     }
+}
+
+/// Removes a sandbox by its handles. The contents go through the handle, so they are this
+/// sandbox's whatever its name now refers to; then the name is removed only if it still is this
+/// (now empty) folder, and an empty folder is all `rmdir` can remove anyway.
+fn remove_tree(handles: &Handles) -> Vec<String> {
+    let mut left = Vec::new();
+    let _ = rustix::fs::fchmod(handles.base.as_fd(), Mode::from_raw_mode(0o700));
+    match fs::entries(handles.base.as_fd()) {
+        Ok(entries) => {
+            for (name, _) in entries {
+                match fs::remove(handles.base.as_fd(), &name, true) {
+                    Ok(more) => left.extend(more),
+                    Err(e) => left.push(format!("{}: {e}", name.to_string_lossy())),
+                }
+            }
+        }
+        Err(e) => left.push(format!("{}: {e}", handles.path.display())),
+    }
+    let ours = fs::meta_at(handles.parent.as_fd(), &handles.name)
+        .ok()
+        .flatten()
+        .is_some_and(|meta| meta.id == handles.id);
+    if !ours {
+        left.push(format!(
+            "{} (no longer the sandbox's folder)",
+            handles.path.display()
+        ));
+    } else if let Err(e) = rustix::fs::unlinkat(
+        handles.parent.as_fd(),
+        &*handles.name,
+        rustix::fs::AtFlags::REMOVEDIR,
+    ) {
+        left.push(format!("{}: {e}", handles.path.display()));
+    }
+    left
 }
 
 impl Drop for Sandbox {

@@ -764,3 +764,122 @@ fn a_backend_that_deletes_its_memories_folder_gets_the_same_outcomes_every_run()
         "{failed:?}"
     );
 }
+
+/// SIGTERM or Ctrl-C during a run removes the sandboxes (and the embedded adapters' folder) and
+/// exits with the shell's code for the signal: drops never run when a signal ends a process.
+#[test]
+fn a_signal_removes_the_sandboxes_and_exits_with_its_code() {
+    for (signal, code) in [
+        (rustix::process::Signal::TERM, 143),
+        (rustix::process::Signal::INT, 130),
+    ] {
+        signal_removes_the_temporary_folders(signal, code, &[]);
+        // An embedded adapter's folder too: its interpreter never gets going.
+        signal_removes_the_temporary_folders(signal, code, &["--python"]);
+    }
+}
+
+/// Starts `memspec check` with a private `TMPDIR` against a backend that hangs, waits for its
+/// temporary folders, sends `signal` and checks the exit `code` and that none is left.
+/// `variant` `["--python"]` serves the backend through the embedded Python adapter, run by an
+/// interpreter that only sleeps.
+fn signal_removes_the_temporary_folders(
+    signal: rustix::process::Signal,
+    code: i32,
+    variant: &[&str],
+) {
+    {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let mut command = memspec();
+        command
+            .env("TMPDIR", tmp.path())
+            .args(["check", "--jobs", "2", "--timeout", "600"])
+            .args(["--startup-timeout", "600", "--cases"])
+            .arg(fixtures())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        // The sleeping interpreter lives outside TMPDIR, which must hold only memspec's folders.
+        let bin = tempfile::tempdir().expect("tempdir");
+        if variant == ["--python"] {
+            let sleeper = bin.path().join("python");
+            // Sleeps as a shell, so that its command line names the sleeper's folder.
+            std::fs::write(&sleeper, "#!/bin/sh\nwhile :; do sleep 1; done\n")
+                .expect("write the sleeper");
+            std::fs::set_permissions(
+                &sleeper,
+                std::os::unix::fs::PermissionsExt::from_mode(0o755),
+            )
+            .expect("make it runnable");
+            command
+                .args([
+                    "--python",
+                    "adapters/python/examples/dict_backend.py:DictMemoryTool",
+                ])
+                .arg("--python-bin")
+                .arg(&sleeper)
+                .arg("--not-on-folder");
+        } else {
+            command.arg("--backend").arg(super::backend("hang_on_view"));
+        }
+        let mut child = command.spawn().expect("start memspec");
+        // Wait until the workers hang on a view, each in its sandbox.
+        let started = std::time::Instant::now();
+        let in_tmp = || {
+            std::fs::read_dir(tmp.path())
+                .map(|d| d.filter_map(Result::ok).map(|e| e.file_name()).collect())
+                .unwrap_or_else(|_| Vec::new())
+        };
+        while in_tmp().is_empty() && started.elapsed() < Duration::from_secs(30) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        std::thread::sleep(Duration::from_millis(500));
+        assert!(
+            !in_tmp().is_empty(),
+            "no sandbox was made in {:?}",
+            tmp.path()
+        );
+        let pid = rustix::process::Pid::from_child(&child);
+        rustix::process::kill_process(pid, signal).expect("send the signal");
+        let status = child.wait().expect("wait for memspec");
+        assert_eq!(status.code(), Some(code), "{signal:?} {variant:?}");
+        let left: Vec<_> = in_tmp()
+            .into_iter()
+            .filter(|name| name.to_string_lossy().starts_with("memspec"))
+            .collect();
+        assert!(
+            left.is_empty(),
+            "{signal:?} {variant:?} left {left:?} behind"
+        );
+        // And no backend outlives it: they hang, and would run for ever.
+        let mut running = Vec::new();
+        for token in [tmp.path(), bin.path()] {
+            running.extend(processes_with(&token.to_string_lossy()));
+        }
+        for &pid in &running {
+            if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            }
+        }
+        assert!(
+            running.is_empty(),
+            "{signal:?} {variant:?}: backends left running: {running:?}"
+        );
+    }
+}
+
+/// The processes whose command line contains `token`.
+fn processes_with(token: &str) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid = entry.file_name().to_str()?.parse::<i32>().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            String::from_utf8_lossy(&cmdline)
+                .contains(token)
+                .then_some(pid)
+        })
+        .collect()
+}
