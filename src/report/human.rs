@@ -325,6 +325,15 @@ fn summary(out: &mut String, report: &Report) {
     for (reason, n) in &reasons {
         let _ = writeln!(out, "  skipped {n}: {reason}");
     }
+    let unchecked = report.unchecked_rules();
+    if !unchecked.is_empty() {
+        let _ = writeln!(
+            out,
+            "  unchecked: {} rule(s) whose every case was skipped: {}",
+            unchecked.len(),
+            unchecked.join(", ")
+        );
+    }
     let verdict = match report.verdict() {
         Verdict::Conformant => {
             let accepted = report.accepted_breaks();

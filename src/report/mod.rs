@@ -128,6 +128,21 @@ impl Report {
         (broke.len(), first)
     }
 
+    /// The rules that every selected case naming them skipped (`--not-on-folder`): the run
+    /// says nothing about them, so the summary names them.
+    pub fn unchecked_rules(&self) -> Vec<&str> {
+        let mut checked: BTreeMap<&str, bool> = BTreeMap::new();
+        for result in &self.results {
+            for rule in &result.rules {
+                *checked.entry(rule.as_str()).or_insert(false) |= result.outcome != Outcome::Skip;
+            }
+        }
+        checked
+            .into_iter()
+            .filter_map(|(rule, checked)| (!checked).then_some(rule))
+            .collect()
+    }
+
     /// Counts per outcome; baselined results are counted under their outcome too.
     pub fn counts(&self) -> BTreeMap<Outcome, usize> {
         let mut counts = BTreeMap::new();

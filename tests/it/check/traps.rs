@@ -177,3 +177,40 @@ fn each_worker_passes_its_own_memspec_worker() {
         run.describe()
     );
 }
+
+/// `--not-on-folder` skipped the cases needing fixtures with a reason, but never said which
+/// rules the run then left unchecked: the summary names them, and only them.
+#[test]
+fn not_on_folder_names_the_rules_left_unchecked() {
+    let reference = format!("{} serve {{memories}}", super::bin());
+    let run = super::run(&[
+        "check",
+        "--not-on-folder",
+        "--backend",
+        &reference,
+        "--rule",
+        "decide.hard-links",
+        "--rule",
+        "create.no-overwrite",
+    ]);
+    let all = format!("{}{}", run.stdout, run.stderr);
+    let line = all
+        .lines()
+        .find(|l| l.contains("unchecked:"))
+        .unwrap_or_else(|| panic!("no unchecked line\n{}", run.describe()));
+    assert!(line.contains("decide.hard-links"), "{line}");
+    assert!(!line.contains("create.no-overwrite"), "{line}");
+    // On its folder nothing is skipped, and nothing is said.
+    let on_folder = super::run(&[
+        "check",
+        "--backend",
+        &reference,
+        "--rule",
+        "decide.hard-links",
+    ]);
+    assert!(
+        !format!("{}{}", on_folder.stdout, on_folder.stderr).contains("unchecked:"),
+        "{}",
+        on_folder.describe()
+    );
+}
