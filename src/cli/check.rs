@@ -124,6 +124,11 @@ pub(crate) struct MatrixArgs {
     /// `NAME=FILE.mjs:export`; repeatable.
     #[arg(long, value_name = "NAME=FILE.mjs:EXPORT")]
     pub(crate) node: Vec<String>,
+    /// Declare that every --backend, --python and --node keeps its memories elsewhere than the
+    /// given folder: cases needing filesystem fixtures are skipped for them (the reference
+    /// column still runs them).
+    #[arg(long)]
+    pub(crate) not_on_folder: bool,
     /// The Python that runs every --python [default: $VIRTUAL_ENV/bin/python in an active venv,
     /// else python3 on PATH].
     #[arg(long, value_name = "PATH")]
@@ -502,7 +507,10 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
     };
     for arg in &args.backends {
         match name_of("--backend", arg, "COMMAND") {
-            Ok((name, command)) => named.push((name, BackendSpec::command(&command, None))),
+            Ok((name, command)) => named.push((
+                name,
+                BackendSpec::command(&command, args.not_on_folder.then_some(false)),
+            )),
             Err(code) => return code,
         }
     }
@@ -541,7 +549,7 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
                 },
             };
             match dir.backend(language, &target, &interpreter) {
-                Ok(spec) => named.push((name, spec)),
+                Ok(spec) => named.push((name, spec.on_folder(args.not_on_folder.then_some(false)))),
                 Err(e) => return adapter_failed(&format!("{flag} {arg}"), &e),
             }
         }

@@ -354,3 +354,33 @@ fn one_case_is_one_case() {
     assert!(run.stdout.contains(", 0 errors\n"), "{}", run.describe());
     assert!(!run.stdout.contains("1 cases"), "{}", run.describe());
 }
+
+/// `matrix --not-on-folder`: a backend that keeps its memories in memory (while its command names
+/// `{memories}`) is judged through the tool, as `check --not-on-folder` judges it.
+#[test]
+fn matrix_not_on_folder_judges_an_in_memory_store_through_the_tool() {
+    let script = super::root().join("tests/backends/independent/memory.py");
+    let backend = format!("kv=python3 {} --mode kv {{memories}}", script.display());
+    let outcome = |extra: &[&str]| {
+        let mut args = vec![
+            "matrix",
+            "--format",
+            "json",
+            "--case",
+            "create.new-file",
+            "--backend",
+            &backend,
+        ];
+        args.extend_from_slice(extra);
+        let run = super::run(&args);
+        assert_eq!(run.code, 0, "{}", run.describe());
+        let matrix: serde_json::Value = serde_json::from_str(&run.stdout).expect("matrix JSON");
+        matrix["rows"][0]["outcomes"][1]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    // On the folder, the file it created in memory is not on disk: a MUST failure.
+    assert_eq!(outcome(&[]), "fail");
+    assert_eq!(outcome(&["--not-on-folder"]), "pass");
+}
