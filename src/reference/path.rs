@@ -165,7 +165,7 @@ fn is_traversal_like(s: &str) -> bool {
 }
 
 /// Decodes `%XX` escapes once; `None` when there is nothing (valid) to decode.
-fn percent_decode_once(s: &str) -> Option<String> {
+pub(crate) fn percent_decode_once(s: &str) -> Option<String> {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut changed = false;

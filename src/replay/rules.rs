@@ -295,7 +295,7 @@ fn walk(path: &str) -> Walk {
 fn decode(path: &str) -> String {
     let mut text = path.to_string();
     for _ in 0..3 {
-        match percent_decode(&text) {
+        match crate::reference::path::percent_decode_once(&text) {
             Some(next) => text = next,
             None => break,
         }
@@ -312,30 +312,6 @@ fn decode(path: &str) -> String {
             c => c.to_string(),
         })
         .collect()
-}
-
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut changed = false;
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        if bytes[i] == b'%'
-            && let (Some(h), Some(l)) = (
-                bytes.get(i + 1).copied().and_then(hex),
-                bytes.get(i + 2).copied().and_then(hex),
-            )
-        {
-            out.push((h * 16 + l) as u8);
-            i += 3;
-            changed = true;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    changed.then(|| String::from_utf8_lossy(&out).into_owned())
 }
 
 /// The path fields of an input, in order (`path`, `old_path`, `new_path`).
