@@ -282,46 +282,13 @@ fn clean_up_on_signals() {
         if let Some(signal) = signals.forever().next() {
             // The backends first: one still running could write into a sandbox being removed,
             // and, in a session of its own, it would outlive memspec.
-            kill_child_groups();
+            memspec::exec::children::kill_child_groups();
             for left in memspec::exec::sandbox::remove_live() {
                 say(&format!("could not remove {left}"));
             }
             std::process::exit(128 + signal);
         }
     });
-}
-
-/// Sends SIGKILL to the process group of every child of this process (each backend runs in a
-/// session of its own, whose group holds what it started). Found through `/proc`: the running
-/// sessions belong to worker threads that a signal does not stop.
-fn kill_child_groups() {
-    let me = std::process::id();
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // `pid (comm) state ppid …`: the command name may hold spaces and parentheses, so the
-        // fields are counted from the last `)`.
-        let parent = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-            .and_then(|ppid| ppid.parse::<u32>().ok());
-        if parent == Some(me)
-            && let Some(pid) = rustix::process::Pid::from_raw(pid)
-        {
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-        }
-    }
 }
 
 pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {

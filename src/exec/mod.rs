@@ -7,6 +7,7 @@
 //! the harness against the machine it runs on: no link followed, no open that blocks, no
 //! unbounded read, no recursion; and one set of checks says when it tried.
 
+pub mod children;
 pub mod fs;
 pub mod sandbox;
 pub mod session;
