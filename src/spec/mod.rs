@@ -586,7 +586,7 @@ impl Spec {
     }
 
     /// Adds a rule of `rules.json` as it holds in this spec's revision.
-    fn insert_rule(&mut self, raw: RawRule) -> Result<(), SpecError> {
+    fn insert_rule(&mut self, mut raw: RawRule) -> Result<(), SpecError> {
         if let Some(unknown) = raw
             .revisions
             .keys()
@@ -598,65 +598,49 @@ impl Spec {
                 problem: "names a revision memspec does not know".to_string(),
             });
         }
-        let entry = raw.revisions.get(self.revision.id());
-        let bad = |problem: &str| SpecError::BadRevisionEntry {
-            id: raw.id.clone(),
-            revision: self.revision.to_string(),
-            problem: problem.to_string(),
-        };
-        match entry {
-            Some(RawEntry {
-                graded_as: Some(target),
-                absent: None,
-                level: None,
-                text: None,
-                ..
-            }) => {
+        let RawEntry {
+            level,
+            section,
+            text,
+            summary,
+            basis,
+            note,
+            change,
+            graded_as,
+            absent,
+        } = raw.revisions.remove(self.revision.id()).unwrap_or_default();
+        let changes = level.is_some()
+            || section.is_some()
+            || text.is_some()
+            || summary.is_some()
+            || basis.is_some()
+            || note.is_some()
+            || change.is_some();
+        match (graded_as, absent) {
+            (Some(target), None) if !changes => {
                 self.graded_as
-                    .insert(raw.id.clone(), RuleId(Cow::Owned(target.clone())));
+                    .insert(raw.id, RuleId(Cow::Owned(target)));
                 Ok(())
             }
-            Some(RawEntry {
-                absent: Some(why),
-                graded_as: None,
-                level: None,
-                text: None,
-                ..
-            }) => {
-                self.elsewhere.insert(raw.id.clone(), why.clone());
+            (None, Some(why)) if !changes => {
+                self.elsewhere.insert(raw.id, why);
                 Ok(())
             }
-            Some(RawEntry {
-                graded_as: Some(_), ..
-            })
-            | Some(RawEntry {
-                absent: Some(_), ..
-            }) => Err(bad(
-                "mixes `as` or `absent` with other fields; it is either changed, graded as another rule, or absent",
-            )),
-            entry => {
-                let e = entry.map_or_else(RawEntry::default, |e| RawEntry {
-                    level: e.level,
-                    section: e.section.clone(),
-                    text: e.text.clone(),
-                    summary: e.summary.clone(),
-                    basis: e.basis.clone(),
-                    note: e.note.clone(),
-                    change: e.change.clone(),
-                    graded_as: None,
-                    absent: None,
-                });
-                self.insert(Rule {
-                    id: RuleId(Cow::Owned(raw.id)),
-                    level: e.level.unwrap_or(raw.level),
-                    section: e.section.unwrap_or(raw.section),
-                    text: e.text.unwrap_or(raw.text),
-                    summary: e.summary.unwrap_or(raw.summary),
-                    basis: e.basis.unwrap_or(raw.basis),
-                    note: e.note.unwrap_or(raw.note),
-                    change: e.change.or(raw.change),
-                })
-            }
+            (None, None) => self.insert(Rule {
+                id: RuleId(Cow::Owned(raw.id)),
+                level: level.unwrap_or(raw.level),
+                section: section.unwrap_or(raw.section),
+                text: text.unwrap_or(raw.text),
+                summary: summary.unwrap_or(raw.summary),
+                basis: basis.unwrap_or(raw.basis),
+                note: note.unwrap_or(raw.note),
+                change: change.or(raw.change),
+            }),
+            _ => Err(SpecError::BadRevisionEntry {
+                id: raw.id,
+                revision: self.revision.to_string(),
+                problem: "mixes `as` or `absent` with other fields; it is either changed, graded as another rule, or absent".to_string(),
+            }),
         }
     }
 
@@ -748,4 +732,66 @@ fn parse_json<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result
         path: path.to_path_buf(),
         message: e.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The built-in files, with one rule's entry for ga-2026 replaced by `entry`.
+    fn with_entry(entry: serde_json::Value) -> Result<Spec, SpecError> {
+        let mut rules: serde_json::Value =
+            serde_json::from_str(builtin::RULES).map_err(|e| SpecError::Parse {
+                path: PathBuf::from("rules.json"),
+                message: e.to_string(),
+            })?;
+        if let Some(rule) = rules["rules"]
+            .as_array_mut()
+            .and_then(|r| r.iter_mut().find(|r| r["id"] == "view.view-range.to-end"))
+        {
+            rule["in"]["ga-2026"] = entry;
+        }
+        Spec::parse(
+            (Path::new("rules.json"), &rules.to_string()),
+            (Path::new("decisions.json"), builtin::DECISIONS),
+            Revision::Ga2026,
+        )
+    }
+
+    #[test]
+    fn an_entry_is_changed_graded_as_or_absent_never_a_mix() {
+        let graded = with_entry(serde_json::json!({"as": "decide.view-range"}))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            graded.id("view.view-range.to-end").map(|r| r.to_string()),
+            Some("decide.view-range".to_string())
+        );
+        let changed =
+            with_entry(serde_json::json!({"level": "MUST"})).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            changed.get("view.view-range.to-end").map(|r| r.level),
+            Some(Level::Must)
+        );
+        for mixed in [
+            serde_json::json!({"as": "decide.view-range", "section": "x"}),
+            serde_json::json!({"absent": "why", "note": "x"}),
+            serde_json::json!({"as": "decide.view-range", "absent": "why"}),
+        ] {
+            assert!(
+                matches!(
+                    with_entry(mixed.clone()),
+                    Err(SpecError::BadRevisionEntry { .. })
+                ),
+                "{mixed}"
+            );
+        }
+    }
+
+    #[test]
+    fn both_revisions_of_the_built_in_spec_load() {
+        for revision in Revision::ALL {
+            let spec = Spec::builtin(revision).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(spec.revision(), revision);
+        }
+    }
 }
