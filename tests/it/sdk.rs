@@ -35,7 +35,7 @@ const HELPERS: [(&str, &str); 3] = [
 ];
 
 /// Whether the helpers are installed; panics under CI when they are not.
-fn installed() -> bool {
+pub fn installed() -> bool {
     let root = repo();
     let present = root.join(".ci/.venv/bin/python").exists()
         && root

@@ -13,23 +13,8 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Whether `.ci/install-sdks` has run (the examples import the SDKs); panics under CI when not,
-/// as tests/it/sdk.rs does.
-fn sdks_installed() -> bool {
-    let root = repo();
-    let present = root.join(".ci/.venv/bin/python").exists()
-        && root
-            .join("adapters/node/node_modules/@anthropic-ai/sdk")
-            .exists();
-    if !present {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "the official SDKs are not installed: run `bash .ci/install-sdks` (.ci/run does)"
-        );
-        eprintln!("skipped: the official SDKs are not installed; run `bash .ci/install-sdks`");
-    }
-    present
-}
+/// Whether `.ci/install-sdks` has run (the examples import the SDKs): the SDK tests' check.
+use crate::sdk::installed as sdks_installed;
 
 /// Runs `program` with `args` in `dir`, with `env` set.
 fn run(program: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Output {
