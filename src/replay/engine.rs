@@ -19,7 +19,6 @@ use crate::reference::Reference;
 use crate::spec::{Spec, known};
 use crate::suite::case::Level;
 use crate::suite::grade::Check;
-
 use crate::suite::load::{Always, Graded};
 use crate::transcript::Transcript;
 

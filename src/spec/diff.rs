@@ -223,8 +223,8 @@ pub fn diff(from: &Spec, to: &Spec, suites: (&Suite, &Suite)) -> SpecDiff {
                 }
                 (Kind::Changed, fields, None)
             }
-            (None, Some(_)) => (Kind::Added, Vec::new(), not_here(from, id)),
-            (Some(_), None) => (Kind::Removed, Vec::new(), not_here(to, id)),
+            (None, Some(_)) => (Kind::Added, Vec::new(), Some(not_here(from, id))),
+            (Some(_), None) => (Kind::Removed, Vec::new(), Some(not_here(to, id))),
             (None, None) => continue,
         };
         // Cases that name the id, or a rule graded as it on either side.
@@ -269,15 +269,15 @@ fn retirement_change(from: &Spec, to: &Spec, id: &str) -> Option<String> {
 }
 
 /// What `id` is in a revision where it is not a rule.
-fn not_here(spec: &Spec, id: &str) -> Option<String> {
+fn not_here(spec: &Spec, id: &str) -> String {
     let revision = spec.revision();
     if let Some(target) = spec.graded_as(id) {
-        return Some(format!("under {revision}: not a rule, graded as {target}"));
+        return format!("under {revision}: not a rule, graded as {target}");
     }
     if let Some(why) = spec.elsewhere(id) {
-        return Some(format!("under {revision}: absent ({why})"));
+        return format!("under {revision}: absent ({why})");
     }
-    Some(format!("under {revision}: unknown"))
+    format!("under {revision}: unknown")
 }
 
 fn differing(before: &Rule, after: &Rule) -> Vec<&'static str> {
