@@ -1,7 +1,9 @@
 //! The single integration test binary. Each area of the project adds one `mod` line here.
 
 mod check;
+mod fuzz;
 mod packaging;
+mod recipes;
 mod reference;
 mod replay;
 mod revisions;
