@@ -431,6 +431,10 @@ class KVMemory:
         items += self.store.scan(k + "/")
         return items
 
+    def delete_finds(self, path):
+        """Whether delete finds something to remove at path."""
+        return self.locate(path) != "missing"
+
     def delete_tree(self, comps):
         for k, _ in self.subtree(comps):
             self.store.remove(k)
@@ -682,7 +686,7 @@ class KVMemory:
         if path.is_root():
             raise Fail("Error: Cannot delete the /memories directory itself")
         with self.store.txn():
-            if self.locate(path) == "missing":
+            if not self.delete_finds(path):
                 raise Fail(f"Error: The path {spelled} does not exist")
             self.delete_tree(path.comps)
         return f"Successfully deleted {spelled}"
