@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::backend::BackendSpec;
 use crate::builtin::Source;
@@ -10,8 +10,8 @@ use crate::report::Report;
 use crate::spec::{Revision, Spec, SpecError};
 use crate::suite::baseline::{Baseline, BaselineError};
 use crate::suite::cascade;
-use crate::suite::grade::CaseResult;
-use crate::suite::load::{self, Suite, SuiteError};
+use crate::suite::grade::{CaseResult, Outcome};
+use crate::suite::load::{self, LoadedCase, Suite, SuiteError};
 use crate::suite::runner::{self, RunError, RunOptions, Selection};
 
 /// Everything `check` needs.
@@ -25,7 +25,18 @@ pub struct CheckConfig {
     pub options: RunOptions,
     /// Accepted deviations to apply.
     pub baseline: Option<PathBuf>,
+    /// After a run on several workers, run the cases that failed or broke again, one at a
+    /// time, and note those that do not fail alone (see [`RECHECK_FLOOR`]).
+    pub recheck: bool,
 }
+
+/// The least time a recheck may take: it starts no case once as long as the run itself took
+/// has passed, or this, whichever is longer, so that a short run still gets its recheck and a
+/// long one at most doubles.
+pub const RECHECK_FLOOR: Duration = Duration::from_secs(10);
+
+/// Case ids a recheck note names before `and N more`.
+const RECHECK_IDS_SHOWN: usize = 5;
 
 /// Why `check` could not produce a report.
 #[derive(Debug, thiserror::Error)]
@@ -148,10 +159,15 @@ pub fn load(spec: &Source, cases: &Source, revision: Revision) -> Result<Loaded,
     Ok(Loaded { spec, suite })
 }
 
-/// Runs the selected cases and builds the report; `progress` sees each result as it completes
-/// and is told the number of selected cases first. `repro_args` are the arguments that select
-/// the same backend and suite again (`--backend …`, `--not-on-folder`, `--cases …`), used in the
-/// one-line command that reruns a case.
+/// Runs the selected cases and builds the report; `progress` sees each result as it completes,
+/// and `on_start` is told the number of selected cases first. `repro_args` are the arguments
+/// that select the same backend and suite again (`--backend …`, `--not-on-folder`, `--cases …`),
+/// used in the one-line command that reruns a case.
+///
+/// With `config.recheck`, a run on several workers in which cases failed or broke runs those
+/// cases again, one at a time on one worker with fresh processes (`on_start` is told their
+/// number, `progress` sees their results): when some do not fail alone, the report says so in a
+/// note. The results, and so the verdict, stay those of the run itself.
 pub fn check(
     config: &CheckConfig,
     loaded: &Loaded,
@@ -177,6 +193,23 @@ pub fn check(
     let ran = runner::run_noted(&selected, &config.backend, &config.options, progress)?;
     let mut results = ran.results;
     let elapsed = started.elapsed();
+    let workers = config.options.jobs.clamp(1, selected.len());
+    let mut notes = ran.notes;
+    if config.recheck && workers > 1 {
+        let failed: BTreeSet<&str> = results
+            .iter()
+            .filter(|r| matches!(r.outcome, Outcome::Fail | Outcome::Error))
+            .map(|r| r.id.as_str())
+            .collect();
+        let failed: Vec<&LoadedCase> = selected
+            .iter()
+            .copied()
+            .filter(|c| failed.contains(c.case.id.as_str()))
+            .collect();
+        notes.extend(recheck(
+            &failed, config, workers, elapsed, on_start, progress,
+        ));
+    }
     // Results come back in the order of the selection.
     for (result, case) in results.iter_mut().zip(&selected) {
         if result.id == case.case.id {
@@ -185,7 +218,6 @@ pub fn check(
             cascade::mark_follows(result, &inputs);
         }
     }
-    let mut notes = ran.notes;
     let baseline_problems = match &baseline {
         Some(baseline) => {
             let problems = baseline.apply(&loaded.suite, &mut results);
@@ -202,7 +234,72 @@ pub fn check(
         results,
         baseline_problems,
         elapsed,
-        workers: config.options.jobs.clamp(1, selected.len()),
+        workers,
         notes,
     })
+}
+
+/// Runs `failed`, the cases that failed or broke on `workers` workers, again one at a time on a
+/// single worker, with fresh processes and the same options, within the time the run took
+/// (`elapsed`, at least [`RECHECK_FLOOR`]). Returns the note for the report when some of them
+/// neither fail nor break alone: the usual cause is a backend whose processes share one store
+/// (a fixed database file), so that one worker's `reset` wipes another worker's case.
+fn recheck(
+    failed: &[&LoadedCase],
+    config: &CheckConfig,
+    workers: usize,
+    elapsed: Duration,
+    on_start: &dyn Fn(usize),
+    progress: &(dyn Fn(&CaseResult) + Sync),
+) -> Option<String> {
+    if failed.is_empty() {
+        return None;
+    }
+    on_start(failed.len());
+    let options = RunOptions {
+        jobs: 1,
+        ..config.options.clone()
+    };
+    let deadline = Instant::now() + elapsed.max(RECHECK_FLOOR);
+    // A recheck that stops early (every case broke alike, the backend no longer starts, the
+    // harness failed) has nothing to add to the run's own report, which already stands.
+    let alone =
+        runner::run_until(failed, &config.backend, &options, Some(deadline), progress).ok()?;
+    let better: Vec<&CaseResult> = alone
+        .results
+        .iter()
+        .filter(|r| !matches!(r.outcome, Outcome::Fail | Outcome::Error))
+        .collect();
+    if better.is_empty() {
+        return None;
+    }
+    let rechecked = alone.results.len();
+    let how_many = if rechecked < failed.len() {
+        format!(
+            "{} of the {rechecked} cases rechecked alone before the time ran out (of the {} that failed or broke with -j {workers})",
+            better.len(),
+            failed.len()
+        )
+    } else {
+        format!(
+            "{} of the {} cases that failed or broke with -j {workers}",
+            better.len(),
+            failed.len()
+        )
+    };
+    let mut ids: Vec<String> = better
+        .iter()
+        .take(RECHECK_IDS_SHOWN)
+        .map(|r| match r.outcome {
+            Outcome::Pass => r.id.clone(),
+            other => format!("{} ({})", r.id, other.as_str()),
+        })
+        .collect();
+    if better.len() > RECHECK_IDS_SHOWN {
+        ids.push(format!("and {} more", better.len() - RECHECK_IDS_SHOWN));
+    }
+    Some(format!(
+        "{how_many} neither fail nor break when run alone, one at a time (-j 1): {}; the workers' backend processes may share one store (a fixed database file), one worker's `reset` wiping another's case: give each worker a store of its own, named after MEMSPEC_WORKER (README, Backend protocol v1); the verdict stays the -j {workers} run's",
+        ids.join(", ")
+    ))
 }

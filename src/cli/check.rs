@@ -77,7 +77,7 @@ impl AdapterArgs {
     }
 
     /// The flags that select the same backend again, for the rerun command.
-    fn repro(&self) -> Vec<String> {
+    pub(crate) fn repro(&self) -> Vec<String> {
         let mut repro = Vec::new();
         for (flag, value) in [
             ("--python", &self.python),
@@ -236,6 +236,11 @@ pub(crate) struct CheckArgs {
     /// Cases run in parallel [default: twice the number of CPUs].
     #[arg(short, long, value_parser = super::at_least_one)]
     pub(crate) jobs: Option<usize>,
+    /// After a run on several workers, do not run the cases that failed or broke again one at a
+    /// time (the recheck that notes cases failing only in parallel, as when the workers'
+    /// backend processes share one store).
+    #[arg(long)]
+    pub(crate) no_recheck: bool,
     /// Per-call timeout in seconds.
     #[arg(long, default_value_t = DEFAULT_TIMEOUT, value_parser = super::positive_seconds)]
     pub(crate) timeout: f64,
@@ -269,10 +274,12 @@ pub(crate) struct CheckArgs {
     pub(crate) dirs: Dirs,
 }
 
-/// From now on, SIGINT and SIGTERM remove the run's temporary folders (sandboxes, embedded
-/// adapters) and end the process with the shell's code for the signal (130, 143): drops never
-/// run when a signal ends a process, and each worker's sandbox would stay in `TMPDIR`.
-fn clean_up_on_signals() {
+/// From now on, SIGINT and SIGTERM remove the run's temporary folders (sandboxes, the scratch
+/// folders of `replay` and `record`, embedded adapters) and end the process with the shell's
+/// code for the signal (130, 143): drops never run when a signal ends a process, and each
+/// worker's sandbox would stay in `TMPDIR`. For every command that runs backends, except the
+/// replay TUI, which ends on its own signals with the terminal restored.
+pub(crate) fn clean_up_on_signals() {
     use signal_hook::consts::{SIGINT, SIGTERM};
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
         // Without the handler the run still works; only a signal would leave folders behind.
@@ -280,12 +287,19 @@ fn clean_up_on_signals() {
     };
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
+            // Held until the exit: the run, whose backends are about to die, cannot print a
+            // report of their deaths, nor end first with its own exit code.
+            let _out = io::stdout().lock();
+            let _err = io::stderr().lock();
             // The backends first: one still running could write into a sandbox being removed,
             // and, in a session of its own, it would outlive memspec.
             memspec::exec::children::kill_child_groups();
             for left in memspec::exec::sandbox::remove_live() {
                 say(&format!("could not remove {left}"));
             }
+            // Again: a worker may have started a process for its next case before the
+            // removal, after which no sandbox is made.
+            memspec::exec::children::kill_child_groups();
             std::process::exit(128 + signal);
         }
     });
@@ -344,20 +358,34 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
             strict: args.strict,
         },
         baseline: args.baseline.clone(),
+        recheck: !args.no_recheck,
     };
     let loaded = match check::load(&spec_source, &cases_source, revision) {
         Ok(loaded) => loaded,
         Err(e) => return fail(EXIT_USAGE, &e),
     };
     let bar = ProgressBar::hidden();
+    // The first start is the run's; a second one is the recheck of its failures, alone.
+    let starts = std::cell::Cell::new(0usize);
     let on_start = |n: usize| {
+        let recheck = starts.replace(starts.get() + 1) > 0;
+        if recheck {
+            bar.suspend(|| {
+                say(&format!(
+                    "rechecking the {} that failed or broke, one at a time (-j 1; --no-recheck skips this)",
+                    report::plural(n, "case", "cases")
+                ));
+            });
+        }
         if io::stderr().is_terminal() {
             // Style first: showing the bar draws it at once.
             bar.set_style(
-                ProgressStyle::with_template("{bar:40} {pos}/{len} cases {msg}")
+                ProgressStyle::with_template("{prefix}{bar:40} {pos}/{len} cases {msg}")
                     .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
+            bar.set_prefix(if recheck { "alone: " } else { "" });
             bar.set_length(n as u64);
+            bar.set_position(0);
             bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
         }
     };
@@ -538,6 +566,8 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
                 strict: false,
             },
             baseline: None,
+            // The matrix shows results only: a recheck's note would have nowhere to go.
+            recheck: false,
         };
         match check::check(&config, &loaded, Vec::new(), &|_| {}, &|_| {}) {
             Ok(report) => columns.push(report::matrix::Column {

@@ -127,6 +127,9 @@ pub fn tap(report: &Report) -> String {
         report.results.len(),
         report.revision
     );
+    for note in &report.notes {
+        let _ = writeln!(out, "# note: {note}");
+    }
     for (i, result) in report.results.iter().enumerate() {
         let n = i + 1;
         let ok =
@@ -210,6 +213,11 @@ pub fn markdown(report: &Report) -> String {
     );
     for choice in report.choices() {
         let _ = writeln!(out, "Choice (INFO): {}\n", choice.line());
+    }
+    // How the run went (one process per case, failures only in parallel): read before the
+    // counts they qualify.
+    for note in &report.notes {
+        let _ = writeln!(out, "Note: {note}\n");
     }
     out.push_str("| outcome | cases |\n|---|---|\n");
     for (outcome, n) in report.counts() {

@@ -244,6 +244,19 @@ pub fn run_noted(
     options: &RunOptions,
     progress: &(dyn Fn(&CaseResult) + Sync),
 ) -> Result<Ran, RunError> {
+    run_until(cases, backend, options, None, progress)
+}
+
+/// [`run_noted`] that starts no case once `deadline` has passed (a case already running
+/// finishes): the results are those of the cases that ran, still in the order of `cases`. For
+/// extra work a run may do within a budget, such as rechecking its failures alone.
+pub fn run_until(
+    cases: &[&LoadedCase],
+    backend: &BackendSpec,
+    options: &RunOptions,
+    deadline: Option<Instant>,
+    progress: &(dyn Fn(&CaseResult) + Sync),
+) -> Result<Ran, RunError> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; cases.len()]);
     let workers = options.jobs.clamp(1, cases.len().max(1));
@@ -263,7 +276,10 @@ pub fn run_noted(
                 let backend = &backend;
                 let mut session = None;
                 loop {
-                    if starts.verdict().is_some() || harness_failed() {
+                    if starts.verdict().is_some()
+                        || harness_failed()
+                        || deadline.is_some_and(|d| Instant::now() >= d)
+                    {
                         break;
                     }
                     let i = next.fetch_add(1, Ordering::Relaxed);

@@ -214,3 +214,102 @@ fn not_on_folder_names_the_rules_left_unchecked() {
         on_folder.describe()
     );
 }
+
+/// A backend that keeps one store for all its processes, whatever `MEMSPEC_WORKER` says, got
+/// false failures from `-j` (one worker's `reset` wiped another's case: 48 failures instead of
+/// 20 with `-j 1`) and no word of why. The failing cases are now run again alone, and the
+/// report notes those that pass then; the verdict stays the parallel run's.
+#[test]
+fn failures_that_pass_alone_are_noted_in_the_report() {
+    let store = tempfile::tempdir().expect("a temporary folder");
+    let check = |jobs: &str, format: &str, extra: &[&str]| {
+        run_command(
+            memspec()
+                .args(["check", "--format", format, "--not-on-folder"])
+                .args(["--area", "create", "-j", jobs, "--backend"])
+                .arg(format!(
+                    "python3 {}",
+                    super::root()
+                        .join("tests/backends/shared_store.py")
+                        .display()
+                ))
+                .args(extra)
+                .env("SHARED_STORE", store.path()),
+        )
+    };
+    let parallel = check("4", "json", &[]);
+    let failed = parallel
+        .outcomes()
+        .values()
+        .filter(|o| *o == "fail" || *o == "error")
+        .count();
+    assert!(
+        failed > 0,
+        "no false failure with -j 4\n{}",
+        parallel.describe()
+    );
+    // The verdict is the parallel run's: its failures are not hidden.
+    assert_eq!(parallel.code, 1, "{}", parallel.describe());
+    let notes = parallel.json()["report"]["notes"].to_string();
+    assert!(
+        notes
+            .contains("cases that failed or broke with -j 4 neither fail nor break when run alone")
+            && notes.contains("MEMSPEC_WORKER"),
+        "{}",
+        parallel.describe()
+    );
+    assert!(
+        parallel.stderr.contains("rechecking the "),
+        "{}",
+        parallel.describe()
+    );
+    // The human and Markdown reports say it too.
+    for format in ["human", "markdown"] {
+        let run = check("4", format, &[]);
+        assert!(
+            run.stdout.contains("neither fail nor break when run alone"),
+            "{}",
+            run.describe()
+        );
+    }
+    // Alone, the backend passes: nothing to recheck, nothing said.
+    let alone = check("1", "json", &[]);
+    assert_eq!(alone.code, 0, "{}", alone.describe());
+    assert!(
+        alone.json()["report"]["notes"].is_null(),
+        "{}",
+        alone.describe()
+    );
+    // --no-recheck: the parallel run as it is.
+    let unchecked = check("4", "json", &["--no-recheck"]);
+    assert!(
+        unchecked.json()["report"]["notes"].is_null() && !unchecked.stderr.contains("rechecking"),
+        "{}",
+        unchecked.describe()
+    );
+}
+
+/// A backend that fails the same cases alone as in parallel gets its recheck, and no note.
+#[test]
+fn failures_that_fail_alone_too_are_not_noted() {
+    let run = run_command(memspec().args([
+        "check",
+        "--format",
+        "json",
+        "--area",
+        "create",
+        "-j",
+        "4",
+        "--backend",
+        &super::backend("create_overwrites"),
+    ]));
+    assert_ne!(run.code, 0, "{}", run.describe());
+    assert!(run.stderr.contains("rechecking the "), "{}", run.describe());
+    assert!(
+        !run.json()["report"]["notes"]
+            .to_string()
+            .contains("run alone"),
+        "{}",
+        run.describe()
+    );
+}
