@@ -8,6 +8,7 @@ use std::time::Duration;
 use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 
+use super::check::clean_up_on_signals;
 use super::{
     EXIT_BACKEND_BROKE, EXIT_INTERNAL, EXIT_NOT_CONFORMANT, EXIT_USAGE, fail, print_out, say,
     write_failed,
@@ -121,6 +122,11 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
     if interactive && !io::stdout().is_terminal() {
         return fail(EXIT_USAGE, &memspec::tui::TuiError::NotATerminal);
     }
+    // The TUI handles its own signals (and must restore the terminal); a report run ends on
+    // one as `check` does, its scratch folders removed and its backend killed.
+    if !interactive {
+        clean_up_on_signals();
+    }
     let Ok(timeout) = Duration::try_from_secs_f64(args.timeout) else {
         return fail(
             EXIT_USAGE,
@@ -223,6 +229,7 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
 
 pub(crate) fn record(args: &RecordArgs) -> ExitCode {
     use memspec::replay::record::{self, RecordError};
+    clean_up_on_signals();
     let Ok(timeout) = Duration::try_from_secs_f64(args.timeout) else {
         return fail(
             EXIT_USAGE,

@@ -10,6 +10,7 @@ mod golden;
 mod issue12;
 mod readers;
 mod seeds;
+mod signals;
 mod smoke;
 mod tui;
 mod verdicts;
