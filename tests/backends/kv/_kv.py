@@ -20,7 +20,7 @@ exists exactly when its marker does.
   `memspec-kv-<first 16 hex of sha256(abspath(memories))>.sqlite`. Every command is one
   `BEGIN IMMEDIATE` transaction, so several processes on one store lose no update and never
   both create one path. The file is left behind on exit (other processes may still use it);
-  `reset` empties it.
+  `reset` empties it (and, with auto_vacuum, shrinks it to a few KiB).
 
 The revision: a backend is not told which one a run judges by, so `--revision` picks it
 (default ga-2026, memspec's default). Under ga-2026 a view of a file over 16,000 characters is
@@ -299,6 +299,7 @@ class SqliteStore:
         self.file = os.path.join(folder, f"memspec-kv-{digest.hexdigest()[:16]}.sqlite")
         self.db = sqlite3.connect(self.file, timeout=60, isolation_level=None)
         self.db.execute("PRAGMA busy_timeout = 60000")
+        self.db.execute("PRAGMA auto_vacuum = FULL")  # a reset gives the space back
         try:
             self.db.execute("PRAGMA journal_mode = WAL")
         except sqlite3.OperationalError:
