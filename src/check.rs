@@ -38,6 +38,10 @@ pub const RECHECK_FLOOR: Duration = Duration::from_secs(10);
 /// Case ids a recheck note names before `and N more`.
 const RECHECK_IDS_SHOWN: usize = 5;
 
+/// Failed cases rechecked first, spread over them: when none of these passes alone, the rest are
+/// not rechecked, so that a backend whose failures are its own pays for a few cases only.
+pub const RECHECK_SAMPLE: usize = 16;
+
 /// Why `check` could not produce a report.
 #[derive(Debug, thiserror::Error)]
 pub enum CheckError {
@@ -241,7 +245,8 @@ pub fn check(
 
 /// Runs `failed`, the cases that failed or broke on `workers` workers, again one at a time on a
 /// single worker, with fresh processes and the same options, within the time the run took
-/// (`elapsed`, at least [`RECHECK_FLOOR`]). Returns the note for the report when some of them
+/// (`elapsed`, at least [`RECHECK_FLOOR`]): first [`RECHECK_SAMPLE`] of them, then, if one of
+/// those passes alone, the others. Returns the note for the report when some of them
 /// neither fail nor break alone: the usual cause is a backend whose processes share one store
 /// (a fixed database file), so that one worker's `reset` wipes another worker's case.
 fn recheck(
@@ -261,22 +266,43 @@ fn recheck(
         ..config.options.clone()
     };
     let deadline = Instant::now() + elapsed.max(RECHECK_FLOOR);
+    let sampled = RECHECK_SAMPLE.min(failed.len());
+    let in_sample: BTreeSet<usize> = (0..sampled).map(|i| i * failed.len() / sampled).collect();
+    let (mut sample, mut rest) = (Vec::new(), Vec::new());
+    for (i, case) in failed.iter().copied().enumerate() {
+        if in_sample.contains(&i) {
+            sample.push(case);
+        } else {
+            rest.push(case);
+        }
+    }
+    let passes = |r: &&CaseResult| !matches!(r.outcome, Outcome::Fail | Outcome::Error);
     // A recheck that stops early (every case broke alike, the backend no longer starts, the
     // harness failed) has nothing to add to the run's own report, which already stands.
-    let alone =
-        runner::run_until(failed, &config.backend, &options, Some(deadline), progress).ok()?;
-    let better: Vec<&CaseResult> = alone
-        .results
-        .iter()
-        .filter(|r| !matches!(r.outcome, Outcome::Fail | Outcome::Error))
-        .collect();
-    if better.is_empty() {
+    let mut alone = runner::run_until(&sample, &config.backend, &options, Some(deadline), progress)
+        .ok()?
+        .results;
+    if !alone.iter().any(|r| passes(&r)) {
         return None;
     }
-    let rechecked = alone.results.len();
+    if !rest.is_empty()
+        && let Ok(more) =
+            runner::run_until(&rest, &config.backend, &options, Some(deadline), progress)
+    {
+        alone.extend(more.results);
+    }
+    // Named in the order of the suite, whichever phase rechecked them.
+    let order: std::collections::HashMap<&str, usize> = failed
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.case.id.as_str(), i))
+        .collect();
+    alone.sort_by_key(|r| order.get(r.id.as_str()).copied().unwrap_or(usize::MAX));
+    let better: Vec<&CaseResult> = alone.iter().filter(passes).collect();
+    let rechecked = alone.len();
     let how_many = if rechecked < failed.len() {
         format!(
-            "{} of the {rechecked} cases rechecked alone before the time ran out (of the {} that failed or broke with -j {workers})",
+            "{} of the {rechecked} cases rechecked alone, within the time the run took (of the {} that failed or broke with -j {workers}),",
             better.len(),
             failed.len()
         )

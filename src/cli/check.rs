@@ -372,8 +372,7 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
         if recheck {
             bar.suspend(|| {
                 say(&format!(
-                    "rechecking the {} that failed or broke, one at a time (-j 1; --no-recheck skips this)",
-                    report::plural(n, "case", "cases")
+                    "rechecking the cases that failed or broke ({n}), one at a time (-j 1; --no-recheck skips this)"
                 ));
             });
         }

@@ -259,7 +259,7 @@ fn failures_that_pass_alone_are_noted_in_the_report() {
         parallel.describe()
     );
     assert!(
-        parallel.stderr.contains("rechecking the "),
+        parallel.stderr.contains("rechecking the cases"),
         "{}",
         parallel.describe()
     );
@@ -304,7 +304,11 @@ fn failures_that_fail_alone_too_are_not_noted() {
         &super::backend("create_overwrites"),
     ]));
     assert_ne!(run.code, 0, "{}", run.describe());
-    assert!(run.stderr.contains("rechecking the "), "{}", run.describe());
+    assert!(
+        run.stderr.contains("rechecking the cases"),
+        "{}",
+        run.describe()
+    );
     assert!(
         !run.json()["report"]["notes"]
             .to_string()
