@@ -20,6 +20,7 @@ pub mod builtin;
 pub mod check;
 pub mod diff;
 pub mod exec;
+pub mod fuzz;
 pub mod protocol;
 pub mod reference;
 pub mod replay;

@@ -17,6 +17,7 @@
 //!   stops quietly, with the code a shell gives a process that SIGPIPE ended
 
 mod check;
+mod fuzz;
 mod reference;
 mod replay;
 
@@ -30,6 +31,7 @@ use memspec::builtin::Source;
 use memspec::spec::Revision;
 
 use check::{CasesAction, CheckArgs, MatrixArgs, SpecAction, cases, coverage, matrix, run_check};
+use fuzz::{FuzzArgs, run_fuzz};
 use reference::call;
 use replay::{RecordArgs, ReplayArgs, record, replay};
 
@@ -125,6 +127,10 @@ pub(crate) enum Command {
     /// Record a backend's answers to a transcript's memory calls as a golden session (JSON
     /// Lines), for `memspec replay GOLDEN --check`.
     Record(RecordArgs),
+    /// Random command sequences against a backend and the reference, compared on facts;
+    /// a divergence is shrunk and kept as a case and a transcript (exit 0 nothing found,
+    /// 1 a divergence, 3 the backend broke).
+    Fuzz(FuzzArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -248,5 +254,6 @@ pub fn run() -> ExitCode {
         } => check::spec_diff(&dirs, from, to, json),
         Command::Replay(args) => replay(&args),
         Command::Record(args) => record(&args),
+        Command::Fuzz(args) => run_fuzz(&args),
     }
 }

@@ -12,6 +12,8 @@
 //! `memories/` or done to the sandbox itself ([`Session::check_sandbox`]). They become
 //! [`Finding`]s graded under the rules the caller passes ([`Always`]).
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::{Outside, Sandbox};
@@ -99,7 +101,9 @@ pub struct Confined {
 pub struct Session {
     /// Declared before the sandbox, so dropped (killed) before it is removed.
     backend: Option<Box<dyn Backend>>,
-    sandbox: Sandbox,
+    /// Shared with the other clients of the same store ([`Session::client`]); removed with the
+    /// last of them.
+    sandbox: Arc<Sandbox>,
     spec: BackendSpec,
     timeouts: Timeouts,
     /// Breaks since the last answer.
@@ -138,7 +142,7 @@ impl Session {
         let outside = sandbox.outside();
         Session {
             backend: None,
-            sandbox,
+            sandbox: Arc::new(sandbox),
             spec: spec.clone(),
             timeouts,
             breaks: 0,
@@ -151,6 +155,22 @@ impl Session {
     /// The sandbox the backend runs on.
     pub fn sandbox(&self) -> &Sandbox {
         &self.sandbox
+    }
+
+    /// Another client of the same store: a second process of the same backend on the same
+    /// sandbox (started by its first call), as two agents sharing one memory store run. The
+    /// sandbox is removed when the last client is discarded.
+    pub fn client(&self) -> Session {
+        Session {
+            backend: None,
+            sandbox: Arc::clone(&self.sandbox),
+            spec: self.spec.clone(),
+            timeouts: self.timeouts,
+            breaks: 0,
+            exited_unread: false,
+            outside: self.sandbox.outside(),
+            reported: Vec::new(),
+        }
     }
 
     /// The running process, started (again, on the same sandbox) when there is none, unless it
@@ -268,8 +288,12 @@ impl Session {
     pub fn discard(mut self) -> Vec<String> {
         self.stop();
         // The backend is gone before its folder is: nothing is racing the removal any more.
+        // Another client still running keeps the sandbox; the last one removes it.
         let Session { sandbox, .. } = self;
-        sandbox.remove().into_iter().map(cannot_remove).collect()
+        match Arc::try_unwrap(sandbox) {
+            Ok(sandbox) => sandbox.remove().into_iter().map(cannot_remove).collect(),
+            Err(_) => Vec::new(),
+        }
     }
 
     /// The confinement checks of one answer to `input`: canary content in it, and the

@@ -209,8 +209,27 @@ pub mod known {
     /// Whether a final newline starts a numbered line (open).
     pub const FINAL_NEWLINE: RuleId = RuleId::known("decide.final-newline");
 
+    /// A `view_range` view shows the requested lines.
+    pub const VIEW_VIEW_RANGE: RuleId = RuleId::known("view.view-range");
+    /// A listing goes two levels deep.
+    pub const VIEW_DIR_DEPTH: RuleId = RuleId::known("view.dir.depth");
+    /// A listing's sizes are human-readable (and, read as numbers, the files' byte counts).
+    pub const VIEW_DIR_SIZES: RuleId = RuleId::known("view.dir.sizes-human-readable");
+    /// Concurrent clients: an acknowledged write is never lost.
+    pub const CONCURRENCY_NO_LOST_UPDATE: RuleId = RuleId::known("concurrency.no-lost-update");
+    /// Concurrent clients: two creates of one path are not both acknowledged (beta-2025).
+    pub const CONCURRENCY_ONE_CREATE: RuleId = RuleId::known("concurrency.one-create");
+    /// Concurrent clients: every read shows a state some order of the calls made.
+    pub const CONCURRENCY_REAL_STATES: RuleId = RuleId::known("concurrency.real-states");
+
     /// Every id above; a spec without one of them is refused.
     pub const ALL: &[RuleId] = &[
+        VIEW_VIEW_RANGE,
+        VIEW_DIR_DEPTH,
+        VIEW_DIR_SIZES,
+        CONCURRENCY_NO_LOST_UPDATE,
+        CONCURRENCY_ONE_CREATE,
+        CONCURRENCY_REAL_STATES,
         CONFINEMENT,
         NO_HOST_PATHS,
         IS_ERROR_FLAG,

@@ -1,0 +1,174 @@
+//! `fuzz`: random command sequences against a backend and the reference, divergences shrunk and
+//! kept as cases and transcripts.
+
+use std::io::{self, IsTerminal};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::check::{AdapterArgs, Format, clean_up_on_signals};
+use super::{
+    Dirs, EXIT_BACKEND_BROKE, EXIT_INTERNAL, EXIT_NOT_CONFORMANT, EXIT_USAGE, fail, print_out, say,
+    write_failed,
+};
+use memspec::fuzz::{self, Budget, FuzzError, FuzzOptions, report};
+use memspec::report::formats;
+use memspec::spec::Spec;
+
+/// `--time` when neither it nor `--steps` is given, in seconds.
+const DEFAULT_TIME: f64 = 60.0;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct FuzzArgs {
+    /// Backend command speaking protocol v1; `{memories}` and `{base}` become the sandbox paths.
+    /// Without it (and without --python or --node), the built-in reference runs (and finds
+    /// nothing: it is what the backend is compared with).
+    #[arg(long)]
+    pub(crate) backend: Option<String>,
+    #[command(flatten)]
+    pub(crate) adapters: AdapterArgs,
+    /// Declare that the backend does not store memories in the given folder (a database, a
+    /// key-value store): its state is then observed through the tool only.
+    #[arg(long)]
+    pub(crate) not_on_folder: bool,
+    /// The run's seed: the same seed makes the same sequences [default: from the clock, printed].
+    #[arg(long)]
+    pub(crate) seed: Option<u64>,
+    /// Stop after this many seconds [default: 60].
+    #[arg(long, value_parser = super::positive_seconds, conflicts_with = "steps")]
+    pub(crate) time: Option<f64>,
+    /// Stop after this many tool calls.
+    #[arg(long, value_parser = super::at_least_one)]
+    pub(crate) steps: Option<usize>,
+    /// Sequences run at once (each is still the same for a seed).
+    #[arg(short, long, default_value_t = 1, value_parser = super::at_least_one)]
+    pub(crate) jobs: usize,
+    /// Start this many processes of the backend on one store and race them (creates of one
+    /// path, edits of one file, a rename against views, a delete against a create).
+    #[arg(long, default_value_t = 1, value_parser = super::at_least_one)]
+    pub(crate) clients: usize,
+    /// Go on after the first divergence until the budget is spent, keeping one per kind and
+    /// rule.
+    #[arg(long)]
+    pub(crate) keep_going: bool,
+    /// Write each shrunk divergence here as a case (`<id>.json`, for `check --cases DIR`) and a
+    /// transcript (`<id>.jsonl`, for `replay`).
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub(crate) output: Option<PathBuf>,
+    /// Per-call timeout in seconds.
+    #[arg(long, default_value_t = 10.0, value_parser = super::positive_seconds)]
+    pub(crate) timeout: f64,
+    /// Report format (human on stdout; the others as `check` writes them).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub(crate) format: Format,
+    #[command(flatten)]
+    pub(crate) dirs: Dirs,
+}
+
+pub(crate) fn run_fuzz(args: &FuzzArgs) -> ExitCode {
+    clean_up_on_signals();
+    let revision = args.dirs.revision();
+    let (spec_source, _) = args.dirs.resolve();
+    let spec = match Spec::load_from(&spec_source, revision) {
+        Ok(spec) => spec,
+        Err(e) => return fail(EXIT_USAGE, &e),
+    };
+    let (backend, _adapters) =
+        match args
+            .adapters
+            .resolve(args.backend.as_deref(), args.not_on_folder, revision)
+        {
+            Ok(resolved) => resolved,
+            Err(code) => return code,
+        };
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros() as u64 % 1_000_000_000)
+    });
+    let budget = match (args.time, args.steps) {
+        (_, Some(steps)) => Budget::Steps(steps),
+        (time, None) => Budget::Time(Duration::from_secs_f64(time.unwrap_or(DEFAULT_TIME))),
+    };
+    let options = FuzzOptions {
+        backend: backend.clone(),
+        seed,
+        budget,
+        timeout: Duration::from_secs_f64(args.timeout),
+        jobs: args.jobs,
+        clients: args.clients,
+        keep_going: args.keep_going,
+        out: args.output.clone(),
+    };
+    let bar = ProgressBar::hidden();
+    if io::stderr().is_terminal() {
+        let (template, length) = match budget {
+            Budget::Steps(steps) => ("{bar:40} {pos}/{len} steps {elapsed}", steps as u64),
+            Budget::Time(limit) => (
+                "{spinner} {pos} steps, {elapsed} of {len}s",
+                limit.as_secs(),
+            ),
+        };
+        bar.set_style(
+            ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.set_length(length);
+        bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    }
+    say(&format!("fuzzing with seed {seed}"));
+    let progress = |steps: usize| bar.set_position(steps as u64);
+    let result = fuzz::fuzz(&options, &spec, &progress);
+    bar.finish_and_clear();
+    let fuzzed = match result {
+        Ok(fuzzed) => fuzzed,
+        Err(e @ FuzzError::NeverStarted(_)) => return fail(EXIT_BACKEND_BROKE, &e),
+        Err(e @ FuzzError::Write { .. }) => return fail(EXIT_INTERNAL, &e),
+        Err(e) => return fail(EXIT_INTERNAL, &e),
+    };
+    let mut confirmed = Vec::new();
+    for divergence in &fuzzed.divergences {
+        confirmed.push(divergence.kept.as_ref().and_then(|kept| {
+            report::confirm(kept, &backend, &spec, options.timeout)
+                .map_err(|e| say(&format!("could not run the kept case {}: {e}", kept.id)))
+                .ok()
+        }));
+    }
+    let backend_args = backend_args(args);
+    let text = match args.format {
+        Format::Human => report::human(&fuzzed, &confirmed, &report::rerun(&backend_args, &fuzzed)),
+        other => {
+            let as_report = report::as_report(&fuzzed, backend_args);
+            match other {
+                Format::Json => formats::json(&as_report),
+                Format::Junit => formats::junit(&as_report),
+                Format::Tap => formats::tap(&as_report),
+                Format::Markdown | Format::Human => formats::markdown(&as_report),
+            }
+        }
+    };
+    if let Err(e) = print_out(&text) {
+        return write_failed(&"the report", &e);
+    }
+    if fuzzed.broke {
+        ExitCode::from(EXIT_BACKEND_BROKE)
+    } else if fuzzed.divergences.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_NOT_CONFORMANT)
+    }
+}
+
+/// The flags that select the same backend again.
+fn backend_args(args: &FuzzArgs) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(backend) = &args.backend {
+        out.extend(["--backend".to_string(), backend.clone()]);
+    }
+    out.extend(args.adapters.repro());
+    if args.not_on_folder {
+        out.push("--not-on-folder".to_string());
+    }
+    out
+}

@@ -1,0 +1,451 @@
+//! Judging one replayed step on facts any correct backend shares with the reference: success or
+//! error, the file's lines read back, the set of paths a listing names, file sizes as byte
+//! counts, the folder on disk for a folder backend, and the confinement checks. Never the
+//! reference's wording, and never a point the spec leaves open: where a correct backend may
+//! answer otherwise, the step is [`Judged::Open`] and the sequence is judged no further (the
+//! stores may rightly differ from there on).
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::model::{Model, ROOT, lines_of, normal};
+use crate::reference::Answer as ReferenceAnswer;
+use crate::replay::{Answer, Pair, Step};
+use crate::spec::{RuleId, Spec, known};
+use crate::suite::case::Level;
+use crate::suite::grade::Check;
+use crate::suite::witness;
+
+/// What kind of fact differs: the summary groups findings by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// The backend crashed, hung or spoke garbage.
+    Broke,
+    /// A path left `/memories`, a change outside it, a host path or canary content shown.
+    Security,
+    /// Success where the reference refuses, or the other way round.
+    Outcome,
+    /// A file read back with other lines than it holds.
+    Content,
+    /// A listing that misses entries or names ones that do not exist.
+    Listing,
+    /// A size that is not the file's byte count.
+    Size,
+    /// The backend's memory folder differs from the reference's after the step.
+    Folder,
+    /// Concurrent clients: an acknowledged write lost, two creates of one path acknowledged,
+    /// or a read of a state that never existed.
+    Race,
+}
+
+impl Kind {
+    /// One word for ids and file names.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Kind::Broke => "broke",
+            Kind::Security => "security",
+            Kind::Outcome => "outcome",
+            Kind::Content => "content",
+            Kind::Listing => "listing",
+            Kind::Size => "size",
+            Kind::Folder => "folder",
+            Kind::Race => "race",
+        }
+    }
+
+    /// Words for the summary.
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::Broke => "backend broke",
+            Kind::Security => "security",
+            Kind::Outcome => "success vs error",
+            Kind::Content => "content read back",
+            Kind::Listing => "listing",
+            Kind::Size => "size",
+            Kind::Folder => "folder on disk",
+            Kind::Race => "concurrent clients",
+        }
+    }
+}
+
+/// A fact that differs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Found {
+    /// What kind of fact.
+    pub kind: Kind,
+    /// The rule it breaks.
+    pub rule: RuleId,
+    /// That rule's level under the revision.
+    pub level: Level,
+    /// One line.
+    pub message: String,
+    /// What the reference's state says, when it is text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// What the backend said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actual: Option<String>,
+}
+
+/// The verdict on one step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Judged {
+    /// The facts agree.
+    Same,
+    /// The backend answered otherwise where the spec lets it: why.
+    Open(String),
+    /// A fact differs.
+    Found(Found),
+}
+
+/// Judges one step: `step` as the replay engine ran it, `reference` the reference's answer with
+/// its rule, `model` the store after the step as the reference holds it.
+pub fn judge(
+    input: &Value,
+    step: &Step,
+    reference: &ReferenceAnswer,
+    model: &Model,
+    spec: &Spec,
+) -> Judged {
+    let answer = match &step.backend {
+        None => return Judged::Same,
+        Some(Answer::Broke(why) | Answer::NotRun(why)) => {
+            return Judged::Found(Found {
+                kind: Kind::Broke,
+                rule: known::TERMINATES,
+                level: Level::Must,
+                message: why.clone(),
+                expected: None,
+                actual: None,
+            });
+        }
+        Some(Answer::Result(result)) => result,
+    };
+    let ours = step
+        .verdict
+        .divergences
+        .iter()
+        .filter(|d| d.pair == Pair::BackendReference && d.counts());
+    let mut outcome = None;
+    let mut folder = None;
+    for divergence in ours {
+        let finding = &divergence.finding;
+        let found = |kind| {
+            Judged::Found(Found {
+                kind,
+                rule: finding.rule.clone(),
+                level: finding.level,
+                message: finding.message.clone(),
+                expected: Some(reference.result.text.clone()),
+                actual: Some(answer.text.clone()),
+            })
+        };
+        if divergence.security {
+            return found(Kind::Security);
+        }
+        match finding.check {
+            Check::Effect | Check::Outside | Check::Sandbox => {
+                folder.get_or_insert_with(|| found(Kind::Folder));
+            }
+            // The weightiest rule the flag breaks (a precondition's wording rule can come
+            // first, at SHOULD, with the command's MUST rule after it).
+            Check::IsError
+                if outcome
+                    .as_ref()
+                    .is_none_or(|(level, _)| finding.level > *level) =>
+            {
+                outcome = Some((finding.level, found(Kind::Outcome)));
+            }
+            _ => {}
+        }
+    }
+    if answer.is_error != reference.result.is_error {
+        // The replay grades it at INFO when a decision makes either answer right.
+        let Some((_, outcome)) = outcome else {
+            return Judged::Open(format!(
+                "the backend's {} is allowed here ({})",
+                if answer.is_error {
+                    "refusal"
+                } else {
+                    "success"
+                },
+                reference.rule
+            ));
+        };
+        if spec.level(&reference.rule) == Level::Info {
+            return Judged::Open(format!("the reference's answer follows {}", reference.rule));
+        }
+        if answer.is_error && exotic(input) {
+            return Judged::Open(
+                "the backend refuses a name with pattern characters or a trailing space or dot, which the spec neither allows nor forbids"
+                    .to_string(),
+            );
+        }
+        return outcome;
+    }
+    if let Some(folder) = folder {
+        return folder;
+    }
+    if answer.is_error || input.get("command").and_then(Value::as_str) != Some("view") {
+        return Judged::Same;
+    }
+    let path = normal(input.get("path").and_then(Value::as_str).unwrap_or(ROOT));
+    if reference.rule == known::VIEW_FILE_HEADER {
+        let content = model.files.get(&path).map_or("", String::as_str);
+        return match input.get("view_range").and_then(Value::as_array) {
+            Some(range) => window(range, content, &answer.text, spec),
+            None => whole(&path, content, &answer.text),
+        };
+    }
+    if reference.rule == known::VIEW_DIR_HEADER {
+        return listing(&path, model, &answer.text, spec);
+    }
+    Judged::Same
+}
+
+/// Whether a path of the input has a name the spec neither allows nor forbids: pattern and
+/// escape characters, a trailing space or dot, a control character.
+fn exotic(input: &Value) -> bool {
+    ["path", "old_path", "new_path"]
+        .iter()
+        .filter_map(|f| input.get(*f).and_then(Value::as_str))
+        .flat_map(|p| p.split('/'))
+        .any(|name| {
+            name.chars()
+                .any(|c| "*?[]%\\".contains(c) || c.is_control())
+                || name.ends_with(' ')
+                || name.ends_with('.')
+        })
+}
+
+fn whole(path: &str, content: &str, text: &str) -> Judged {
+    let expect = crate::suite::case::EffectKind::FileText(content.to_string());
+    let actual = crate::protocol::ToolResult::ok(text);
+    match witness::judge(path, &expect, &actual) {
+        witness::Seen::Holds => Judged::Same,
+        witness::Seen::Differs(how) => {
+            // Line endings are a decision (decide.crlf): a difference only in `\r` is open.
+            let plain = content.replace('\r', "");
+            let plain_text = text.replace('\r', "");
+            let expect = crate::suite::case::EffectKind::FileText(plain);
+            if witness::judge(path, &expect, &crate::protocol::ToolResult::ok(plain_text))
+                == witness::Seen::Holds
+            {
+                return Judged::Open("the lines differ only in `\\r` (decide.crlf)".to_string());
+            }
+            Judged::Found(Found {
+                kind: Kind::Content,
+                rule: known::VIEW_FILE_CONTENT,
+                level: Level::Must,
+                message: format!("the file read back is not what was written: {how}"),
+                expected: Some(content.to_string()),
+                actual: Some(text.to_string()),
+            })
+        }
+    }
+}
+
+/// A `view_range` window: the numbered lines `start..=end` of the file.
+fn window(range: &[Value], content: &str, text: &str, spec: &Spec) -> Judged {
+    let (Some(start), Some(end)) = (
+        range.first().and_then(Value::as_u64),
+        range.get(1).and_then(Value::as_u64),
+    ) else {
+        return Judged::Same;
+    };
+    let lines = lines_of(content);
+    let (start, end) = (start as usize, end as usize);
+    let want: Vec<(usize, &str)> = (start..=end.min(lines.len()))
+        .filter_map(|n| lines.get(n.wrapping_sub(1)).map(|l| (n, *l)))
+        .collect();
+    let got: Vec<(usize, &str)> = text.split('\n').filter_map(numbered).collect();
+    if got == want {
+        return Judged::Same;
+    }
+    let rule = known::VIEW_VIEW_RANGE;
+    Judged::Found(Found {
+        kind: Kind::Content,
+        level: spec.level(&rule),
+        rule,
+        message: format!(
+            "lines {start} to {end} read back are not the file's: {} numbered line(s) where it has {}",
+            got.len(),
+            want.len()
+        ),
+        expected: Some(
+            want.iter()
+                .map(|(n, l)| format!("{n:>6}\t{l}"))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        actual: Some(text.to_string()),
+    })
+}
+
+/// `"    12\tcontent"` as (12, "content").
+fn numbered(line: &str) -> Option<(usize, &str)> {
+    let (number, content) = line.split_once('\t')?;
+    Some((number.trim().parse().ok()?, content))
+}
+
+/// A listing: the set of paths it names against the model's, then each file's size.
+fn listing(folder: &str, model: &Model, text: &str, spec: &Spec) -> Judged {
+    let mut want = model.listed(folder);
+    want.insert(folder.to_string());
+    let mut got = BTreeSet::new();
+    let mut sizes = Vec::new();
+    for line in text.split('\n').skip(1) {
+        let (size, path) = match line.split_once('\t') {
+            Some((size, path)) => (Some(size.trim()), path),
+            None => (None, line.trim()),
+        };
+        if path.is_empty() {
+            continue;
+        }
+        let path = if path.starts_with(ROOT) {
+            normal(path)
+        } else {
+            normal(&format!("{folder}/{path}"))
+        };
+        if let (Some(size), Some(content)) = (size, model.files.get(&path)) {
+            sizes.push((path.clone(), size.to_string(), content.len()));
+        }
+        got.insert(path);
+    }
+    let missing: Vec<&String> = want.difference(&got).collect();
+    let extra: Vec<&String> = got.difference(&want).collect();
+    if !missing.is_empty() || !extra.is_empty() {
+        // Entries deeper than two levels that do exist break the depth rule only.
+        let deeper_only =
+            missing.is_empty() && extra.iter().all(|p| model.is_file(p) || model.is_dir(p));
+        let rule = if deeper_only {
+            known::VIEW_DIR_DEPTH
+        } else {
+            known::VIEW_DIR_CONTENTS
+        };
+        let shown = |paths: &[&String]| {
+            let mut names: Vec<String> = paths.iter().take(3).map(|p| format!("{p:?}")).collect();
+            if paths.len() > 3 {
+                names.push(format!("and {} more", paths.len() - 3));
+            }
+            names.join(", ")
+        };
+        let mut parts = Vec::new();
+        if !missing.is_empty() {
+            parts.push(format!(
+                "{} entr{} missing: {}",
+                missing.len(),
+                plural_y(missing.len()),
+                shown(&missing)
+            ));
+        }
+        if !extra.is_empty() {
+            parts.push(format!(
+                "{} entr{} that the store does not hold: {}",
+                extra.len(),
+                plural_y(extra.len()),
+                shown(&extra)
+            ));
+        }
+        return Judged::Found(Found {
+            kind: Kind::Listing,
+            level: spec.level(&rule),
+            rule,
+            message: format!("the listing of {folder} has {}", parts.join("; ")),
+            expected: Some(want.iter().cloned().collect::<Vec<_>>().join("\n")),
+            actual: Some(text.to_string()),
+        });
+    }
+    for (path, size, bytes) in sizes {
+        if !size_holds(&size, bytes) {
+            let rule = known::VIEW_DIR_SIZES;
+            return Judged::Found(Found {
+                kind: Kind::Size,
+                level: spec.level(&rule),
+                rule,
+                message: format!(
+                    "the listing gives {path:?} the size {size:?}, but it holds {bytes} bytes"
+                ),
+                expected: Some(format!("{bytes} bytes")),
+                actual: Some(text.to_string()),
+            });
+        }
+    }
+    Judged::Same
+}
+
+fn plural_y(n: usize) -> &'static str {
+    if n == 1 { "y" } else { "ies" }
+}
+
+/// Whether a human-readable size can stand for `bytes`: a plain number (or `B`) exactly; with a
+/// unit, within one step of its last digit, in base 1024 or 1000 (rounding up, down or to the
+/// nearest are all human-readable).
+pub fn size_holds(size: &str, bytes: usize) -> bool {
+    let size = size.trim();
+    let digits = size
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(size.len());
+    let (number, unit) = size.split_at(digits);
+    let Ok(value) = number.parse::<f64>() else {
+        // Not a number at all: the format is the spec's (SHOULD), not a fact to compare.
+        return true;
+    };
+    let unit = unit
+        .trim()
+        .trim_end_matches(['B', 'b'])
+        .trim_end_matches('i');
+    let power = match unit.to_ascii_uppercase().as_str() {
+        "" => 0,
+        "K" => 1,
+        "M" => 2,
+        "G" => 3,
+        "T" => 4,
+        _ => return true,
+    };
+    if power == 0 {
+        return value == bytes as f64;
+    }
+    let step = match number.split_once('.') {
+        Some((_, decimals)) => 10f64.powi(-(decimals.len() as i32)),
+        None => 1.0,
+    };
+    [1024f64, 1000f64].iter().any(|base| {
+        let shown = bytes as f64 / base.powi(power);
+        (shown - value).abs() <= step + 1e-9
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_byte_counts_in_any_human_spelling() {
+        assert!(size_holds("6B", 6));
+        assert!(size_holds("6", 6));
+        assert!(!size_holds("5B", 6));
+        assert!(size_holds("1.5K", 1536));
+        assert!(size_holds("2K", 1536));
+        assert!(size_holds("1.6K", 1536));
+        assert!(!size_holds("1.2K", 1536));
+        assert!(size_holds("4.0K", 4096));
+        assert!(size_holds("1.2M", 1_258_291));
+        assert!(size_holds("66KiB", 66_000));
+        assert!(size_holds("4 KB", 4096));
+        assert!(!size_holds("64K", 100_000));
+    }
+
+    #[test]
+    fn exotic_names_are_pattern_characters_and_trailing_spaces() {
+        let input = |p: &str| serde_json::json!({"command": "create", "path": p});
+        assert!(exotic(&input("/memories/a*")));
+        assert!(exotic(&input("/memories/a /b")));
+        assert!(exotic(&input("/memories/a.")));
+        assert!(!exotic(&input("/memories/a_b.txt")));
+        assert!(!exotic(&input("/memories/e\u{301}")));
+    }
+}

@@ -1,0 +1,480 @@
+//! The generator: random sequences of the six commands, biased toward the collisions real
+//! stores get wrong (look-alike siblings, pattern characters, case and Unicode twins, trailing
+//! spaces and dots, 255-byte names, wide and deep folders, long contents), with reads after
+//! writes. It runs every call it makes on an [`Oracle`] as it goes, to aim at what exists and to
+//! leave out calls whose answer the spec leaves open.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::model::{Model, Oracle, ROOT, lines_of};
+use super::rng::Rng;
+use crate::spec::{Revision, Spec};
+use crate::suite::case::Level;
+
+/// A view of a longer file is cut under `ga-2026` (`decide.long-views`): such files are read in
+/// windows of lines.
+pub const LONG_VIEW: usize = 16_000;
+
+/// Lines per window when a long file is read in parts.
+const WINDOW: usize = 60;
+
+/// One step of a sequence: what shrinking removes or simplifies as a unit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// One tool call.
+    Call(Value),
+    /// A wide folder in one step: `count` creates of `{folder}/f{i}.txt`, each holding `{i}\n`.
+    Fill {
+        /// The folder (`/memories/w1`).
+        folder: String,
+        /// How many files.
+        count: usize,
+    },
+}
+
+impl Action {
+    /// The tool inputs the step sends, in order.
+    pub fn calls(&self) -> Vec<Value> {
+        match self {
+            Action::Call(input) => vec![input.clone()],
+            Action::Fill { folder, count } => (1..=*count).map(|i| fill_call(folder, i)).collect(),
+        }
+    }
+
+    /// How many tool calls it makes.
+    pub fn len(&self) -> usize {
+        match self {
+            Action::Call(_) => 1,
+            Action::Fill { count, .. } => *count,
+        }
+    }
+
+    /// Whether it makes no call (never: a fill has at least one file).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// One line for reports: the command and its paths.
+    pub fn describe(&self) -> String {
+        match self {
+            Action::Call(input) => crate::transcript::ToolCall {
+                id: String::new(),
+                name: crate::transcript::MEMORY_TOOL.to_string(),
+                input: input.clone(),
+                recorded: None,
+                line: None,
+            }
+            .summary(),
+            Action::Fill { folder, count } => format!("fill {folder} with {count} files"),
+        }
+    }
+}
+
+/// The `i`th create of a fill.
+pub fn fill_call(folder: &str, i: usize) -> Value {
+    json!({"command": "create", "path": format!("{folder}/f{i}.txt"), "file_text": format!("{i}\n")})
+}
+
+/// Names that real stores confuse with one another.
+const NAMES: &[&str] = &[
+    "a",
+    "ab",
+    "a_b",
+    "a.b",
+    "A",
+    "b",
+    "notes",
+    "\u{e9}",
+    "e\u{301}",
+    "\u{65e5}\u{672c}",
+    "*",
+    "%",
+    "a%b",
+    "a*",
+    "x?",
+    "[a]",
+    "a ",
+    "a.",
+    "_",
+];
+
+/// Folder names: fewer, so that paths meet.
+const FOLDERS: &[&str] = &["a", "ab", "a_b", "A", "d", "e\u{301}", "\u{e9}"];
+
+const EXTENSIONS: &[&str] = &["", ".txt", ".md", ".txt", ".md"];
+
+/// Lines contents are made of: tabs, trailing whitespace, CRLF, non-ASCII, an empty line.
+const LINES: &[&str] = &[
+    "alpha",
+    "beta beta",
+    "tab\there",
+    "trailing  ",
+    "crlf\r",
+    "\u{fc}n\u{ef}c\u{f6}d\u{e9}",
+    "\u{65e5}\u{672c}\u{8a9e}",
+    "",
+    "x",
+    "%_*?",
+];
+
+/// The generator of one run.
+#[derive(Debug)]
+pub struct Generator {
+    rng: Rng,
+    revision: Revision,
+    /// Folders made by fills so far (each fill gets a new one).
+    fills: usize,
+}
+
+impl Generator {
+    /// A generator for `revision` from `seed`.
+    pub fn new(seed: u64, revision: Revision) -> Generator {
+        Generator {
+            rng: Rng::new(seed),
+            revision,
+            fills: 0,
+        }
+    }
+
+    /// A sequence of about `length` steps, each run on `oracle` as it is made. A call whose
+    /// answer follows a decision rather than the spec (INFO) is left out: any answer would do
+    /// there, so it proves nothing and would make the stores differ for no fault.
+    pub fn sequence(&mut self, oracle: &mut Oracle, spec: &Spec, length: usize) -> Vec<Action> {
+        let mut actions = Vec::with_capacity(length);
+        let mut attempts = 0;
+        while actions.len() < length && attempts < length * 4 {
+            attempts += 1;
+            let action = self.action(oracle.model());
+            if let Action::Call(input) = &action {
+                // An error the reference gives under a decision changes nothing: leave it out.
+                let answer = oracle.apply(input);
+                if answer.result.is_error && spec.level(&answer.rule) == Level::Info {
+                    continue;
+                }
+            } else {
+                for input in action.calls() {
+                    oracle.apply(&input);
+                }
+            }
+            let read = self.read_after(&action, oracle.model());
+            actions.push(action);
+            if let Some(read) = read {
+                let answer = oracle.apply(&read);
+                if !(answer.result.is_error && spec.level(&answer.rule) == Level::Info) {
+                    actions.push(Action::Call(read));
+                }
+            }
+        }
+        actions
+    }
+
+    fn action(&mut self, model: &Model) -> Action {
+        // create, view, listing, str_replace, insert, delete, rename, fill
+        match self.rng.weighted(&[26, 14, 12, 10, 8, 10, 10, 2]) {
+            0 => self.create(model),
+            1 => self.view_file(model),
+            2 => Action::Call(self.listing(model)),
+            3 => self.str_replace(model),
+            4 => self.insert(model),
+            5 => self.delete(model),
+            6 => self.rename(model),
+            _ => self.fill(),
+        }
+    }
+
+    /// A read of what a write touched, half of the time: the file, or its folder's listing.
+    fn read_after(&mut self, action: &Action, model: &Model) -> Option<Value> {
+        let Action::Call(input) = action else {
+            return Some(json!({"command": "view", "path": match action {
+                Action::Fill { folder, .. } => folder.as_str(),
+                Action::Call(_) => ROOT,
+            }}));
+        };
+        let command = input.get("command").and_then(Value::as_str)?;
+        if command == "view" || !self.rng.chance(60) {
+            return None;
+        }
+        // After a delete or a rename, the path that is gone (a cache may still answer for
+        // it) as often as what is there now.
+        let field = match command {
+            "rename" if self.rng.chance(40) => "old_path",
+            "rename" => "new_path",
+            _ => "path",
+        };
+        let path = super::model::normal(input.get(field).and_then(Value::as_str)?);
+        if (command == "delete" || field == "old_path") && self.rng.chance(50) {
+            return Some(json!({"command": "view", "path": path}));
+        }
+        // A moved folder: one of the files deepest below it.
+        if command == "rename"
+            && model.is_dir(&path)
+            && let Some(deep) = model
+                .files
+                .keys()
+                .filter(|f| f.starts_with(&format!("{path}/")))
+                .max_by_key(|f| f.matches('/').count())
+        {
+            return Some(self.read_file(model, &deep.clone()));
+        }
+        if model.is_file(&path) && self.rng.chance(60) {
+            return Some(self.read_file(model, &path));
+        }
+        let parent = path.rsplit_once('/').map_or(ROOT, |(p, _)| p);
+        let folder = if parent.is_empty() || !model.is_dir(parent) {
+            ROOT
+        } else {
+            parent
+        };
+        Some(json!({"command": "view", "path": folder}))
+    }
+
+    /// A path for a new entry: one to three levels, look-alike names, now and then a name of
+    /// exactly 255 bytes.
+    fn new_path(&mut self, model: &Model) -> String {
+        let mut path = match self.rng.weighted(&[40, 35, 25]) {
+            0 => ROOT.to_string(),
+            1 => self.folder(model),
+            _ => format!("{}/{}", self.folder(model), self.pick(FOLDERS)),
+        };
+        path.push('/');
+        if self.rng.chance(3) {
+            // 255 bytes: ASCII, or two-byte characters and an extension.
+            if self.rng.chance(50) {
+                path.push_str(&"n".repeat(251));
+                path.push_str(".txt");
+            } else {
+                path.push_str(&"\u{e9}".repeat(126));
+                path.push_str(".md");
+            }
+        } else {
+            path.push_str(self.pick(NAMES));
+            path.push_str(self.pick(EXTENSIONS));
+        }
+        path
+    }
+
+    /// A folder to put things in: an existing one or a new name.
+    fn folder(&mut self, model: &Model) -> String {
+        if !model.dirs.is_empty() && self.rng.chance(50) {
+            let dirs: Vec<&String> = model.dirs.iter().filter(|d| d.len() < 200).collect();
+            if let Some(dir) = self.rng.pick(&dirs) {
+                return (*dir).clone();
+            }
+        }
+        format!("{ROOT}/{}", self.pick(FOLDERS))
+    }
+
+    fn pick(&mut self, items: &[&'static str]) -> &'static str {
+        self.rng.pick(items).copied().unwrap_or("a")
+    }
+
+    /// An existing file, or `None`.
+    fn existing_file(&mut self, model: &Model) -> Option<String> {
+        let files: Vec<&String> = model.files.keys().collect();
+        self.rng.pick(&files).map(|f| (*f).clone())
+    }
+
+    /// An existing path, file or folder, or `None`.
+    fn existing(&mut self, model: &Model) -> Option<String> {
+        let all: Vec<&String> = model.files.keys().chain(model.dirs.iter()).collect();
+        self.rng.pick(&all).map(|p| (*p).clone())
+    }
+
+    /// A path near an existing one: a sibling that shares a prefix or differs in case or
+    /// normalization, or a pattern that would match it.
+    fn look_alike(&mut self, model: &Model) -> String {
+        let Some(path) = self.existing(model) else {
+            return self.new_path(model);
+        };
+        let (parent, name) = path.rsplit_once('/').unwrap_or((ROOT, "a"));
+        let parent = if parent.is_empty() { ROOT } else { parent };
+        let twin = match self.rng.below(8) {
+            0 => format!("{name}b"),
+            1 => name.chars().take(1).collect::<String>(),
+            2 => name.to_uppercase(),
+            3 => "*".to_string(),
+            4 => format!("{}*", name.chars().take(1).collect::<String>()),
+            5 => name.replace('.', "_"),
+            6 => "%".to_string(),
+            _ => format!("{name} "),
+        };
+        format!("{parent}/{twin}")
+    }
+
+    fn content(&mut self) -> String {
+        match self.rng.weighted(&[80, 12, 8]) {
+            0 => {
+                let count = self.rng.between(1, 5);
+                let mut text: Vec<&str> = (0..count).map(|_| self.pick(LINES)).collect();
+                // The same line twice now and then, so that str_replace meets two occurrences.
+                if self.rng.chance(15)
+                    && let Some(first) = text.first().copied()
+                {
+                    text.push(first);
+                }
+                let mut text = text.join("\n");
+                if self.rng.chance(85) {
+                    text.push('\n');
+                }
+                text
+            }
+            // Past 16,000 characters (cut in GA views), or past 64 KiB.
+            1 => long_text(self.rng.between(250, 300)),
+            _ => long_text(self.rng.between(1_000, 1_100)),
+        }
+    }
+
+    fn create(&mut self, model: &Model) -> Action {
+        let path = match self.rng.weighted(&[60, 30, 10]) {
+            0 => self.new_path(model),
+            1 => self.look_alike(model),
+            // Onto an existing file: refused under beta-2025; under ga-2026 an overwrite is
+            // allowed, so the answer would be open (and the call is not made).
+            _ if self.revision == Revision::Beta2025 => self
+                .existing_file(model)
+                .unwrap_or_else(|| self.new_path(model)),
+            _ => self.new_path(model),
+        };
+        if self.revision == Revision::Ga2026 && model.is_file(&super::model::normal(&path)) {
+            return Action::Call(self.listing(model));
+        }
+        let text = self.content();
+        Action::Call(json!({"command": "create", "path": path, "file_text": text}))
+    }
+
+    fn view_file(&mut self, model: &Model) -> Action {
+        match self.existing_file(model) {
+            Some(path) if self.rng.chance(85) => Action::Call(self.read_file(model, &path)),
+            _ => Action::Call(json!({"command": "view", "path": self.look_alike(model)})),
+        }
+    }
+
+    /// A view of `path`, a file of the model: whole, or under `ga-2026` a window of lines when
+    /// it is too long to be shown whole.
+    fn read_file(&mut self, model: &Model, path: &str) -> Value {
+        let content = model.files.get(path).map_or("", String::as_str);
+        if self.revision == Revision::Beta2025 || content.chars().count() <= LONG_VIEW {
+            return json!({"command": "view", "path": path});
+        }
+        let lines = lines_of(content).len();
+        // Most often the end of the file, where a cut store loses lines.
+        let start = if self.rng.chance(60) {
+            lines.saturating_sub(WINDOW) + 1
+        } else {
+            self.rng.between(1, lines.saturating_sub(WINDOW).max(1))
+        };
+        let end = (start + WINDOW - 1).min(lines);
+        json!({"command": "view", "path": path, "view_range": [start, end]})
+    }
+
+    fn listing(&mut self, model: &Model) -> Value {
+        let path = match self.rng.weighted(&[40, 45, 15]) {
+            0 => ROOT.to_string(),
+            1 => {
+                let dirs: Vec<&String> = model.dirs.iter().collect();
+                self.rng
+                    .pick(&dirs)
+                    .map_or(ROOT.to_string(), |d| (*d).clone())
+            }
+            _ => self.look_alike(model),
+        };
+        json!({"command": "view", "path": path})
+    }
+
+    fn str_replace(&mut self, model: &Model) -> Action {
+        let Some(path) = self.existing_file(model) else {
+            return self.create(model);
+        };
+        let content = model.files.get(&path).cloned().unwrap_or_default();
+        let lines = lines_of(&content);
+        let old = match self.rng.pick(&lines) {
+            Some(line) if !line.is_empty() && self.rng.chance(85) => (*line).to_string(),
+            _ => self.pick(LINES).to_string(),
+        };
+        let new = format!("{} {}", self.pick(LINES), self.rng.below(100));
+        Action::Call(
+            json!({"command": "str_replace", "path": path, "old_str": old, "new_str": new}),
+        )
+    }
+
+    fn insert(&mut self, model: &Model) -> Action {
+        // Where insert puts text after a last line without `\n` is a decision
+        // (decide.insert-lines): only files that end with one, and whole lines.
+        let files: Vec<&String> = model
+            .files
+            .iter()
+            .filter(|(_, c)| c.is_empty() || c.ends_with('\n'))
+            .map(|(p, _)| p)
+            .collect();
+        let Some(path) = self.rng.pick(&files).map(|p| (*p).clone()) else {
+            return self.create(model);
+        };
+        let lines = model.files.get(&path).map_or(0, |c| lines_of(c).len());
+        let line = if self.rng.chance(40) {
+            lines
+        } else {
+            self.rng.between(0, lines)
+        };
+        let text = format!("{}\n", self.pick(LINES));
+        Action::Call(
+            json!({"command": "insert", "path": path, "insert_line": line, "insert_text": text}),
+        )
+    }
+
+    fn delete(&mut self, model: &Model) -> Action {
+        let path = match self.rng.weighted(&[65, 35]) {
+            0 => self
+                .existing(model)
+                .unwrap_or_else(|| self.look_alike(model)),
+            _ => self.look_alike(model),
+        };
+        Action::Call(json!({"command": "delete", "path": path}))
+    }
+
+    fn rename(&mut self, model: &Model) -> Action {
+        // Folders half of the time: moving a tree is where stores lose its deeper parts.
+        let dirs: Vec<&String> = model.dirs.iter().collect();
+        let folder = if self.rng.chance(50) {
+            self.rng.pick(&dirs).map(|d| (*d).clone())
+        } else {
+            None
+        };
+        let Some(old) = folder.or_else(|| self.existing(model)) else {
+            return self.create(model);
+        };
+        let new = match self.rng.weighted(&[55, 25, 20]) {
+            0 => self.new_path(model),
+            1 => self.look_alike(model),
+            _ => self.existing(model).unwrap_or_else(|| self.new_path(model)),
+        };
+        Action::Call(json!({"command": "rename", "old_path": old, "new_path": new}))
+    }
+
+    /// A wide folder: past 100 entries, or now and then past 1,000.
+    fn fill(&mut self) -> Action {
+        self.fills += 1;
+        let count = if self.rng.chance(20) {
+            self.rng.between(1_001, 1_020)
+        } else {
+            self.rng.between(101, 120)
+        };
+        Action::Fill {
+            folder: format!("{ROOT}/w{}", self.fills),
+            count,
+        }
+    }
+}
+
+/// A text of `lines` numbered lines of about 70 characters each.
+pub fn long_text(lines: usize) -> String {
+    let mut text = String::with_capacity(lines * 72);
+    for i in 1..=lines {
+        text.push_str(&format!(
+            "line {i:>5} {}\n",
+            "lorem ipsum dolor sit amet ".repeat(2)
+        ));
+    }
+    text
+}

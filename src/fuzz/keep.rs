@@ -1,0 +1,222 @@
+//! What a shrunk divergence is kept as: (a) a case in the suite's JSON format, ready for
+//! `cases/` or a `--cases` folder, whose checks are the facts the fuzzer compared (each step's
+//! error flag, the store's final state read back, the listing's paths); and (b) the transcript of
+//! its calls, JSON Lines of tool inputs that `memspec replay` opens.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::FuzzError;
+use super::facts::Kind;
+use super::generate::Action;
+use super::model::{Model, lines_of};
+use super::trial::{Located, reference_run};
+use crate::protocol::ToolResult;
+use crate::replay::rules;
+use crate::spec::{Spec, known};
+
+/// A kept divergence: the case file's text and the transcript's.
+#[derive(Debug, Clone)]
+pub struct Kept {
+    /// The case id (`fuzz.listing-3f2a…`).
+    pub id: String,
+    /// The case file (`{"area": "fuzz", "cases": [...]}`), pretty JSON.
+    pub case_file: String,
+    /// JSON Lines of the tool inputs.
+    pub transcript: String,
+}
+
+/// Entries of the final state checked one by one as effects; a bigger store (a fill) is checked
+/// through the listing instead.
+const EFFECTS_MAX: usize = 24;
+
+/// The case and transcript of `actions`, which show `located` on the backend.
+pub fn keep(actions: &[Action], located: &Located, spec: &Spec) -> Result<Kept, FuzzError> {
+    let run = reference_run(actions, spec)?;
+    let inputs: Vec<&Value> = run.iter().map(|(input, _, _)| input).collect();
+    let id = format!(
+        "fuzz.{}-{:08x}",
+        located.found.kind.slug(),
+        fingerprint(&inputs)
+    );
+    let last = run.len().saturating_sub(1);
+    let mut steps = Vec::new();
+    for (index, (input, answer, model)) in run.iter().enumerate() {
+        // The rule a disagreement on the flag breaks (the command's semantic rule), as the
+        // replay grades it; the finding's own rule at the step that showed it.
+        let flipped = ToolResult {
+            text: String::new(),
+            is_error: !answer.result.is_error,
+        };
+        let rule = if index == located.call && located.found.kind == Kind::Outcome {
+            located.found.rule.clone()
+        } else {
+            rules::is_error_rule(input, answer, &flipped)
+        };
+        let mut step = json!({
+            "input": input,
+            "is_error": answer.result.is_error,
+            "is_error_rule": rule.as_str(),
+        });
+        if index == last && located.found.kind == Kind::Listing {
+            // A text is graded under a wording rule (the suite's lint says so): the entries'
+            // presence as the listing's lines; the facts themselves are the effects.
+            step["text"] = listing_matcher(input, &answer.result.text, model);
+            step["text_rule"] = json!(known::VIEW_DIR_ENTRY_LINE.as_str());
+        }
+        if index == last && located.found.kind == Kind::Size {
+            // Sizes are compared as the reference spells them: a byte count in another
+            // human-readable spelling fails here, so the rule is the format's (SHOULD).
+            step["text"] = json!(answer.result.text);
+            step["text_rule"] = json!(located.found.rule.as_str());
+        }
+        steps.push(step);
+    }
+    let final_model = run.last().map(|(_, _, m)| m.clone()).unwrap_or_default();
+    let effects = effects(&final_model, &inputs);
+    let title = format!(
+        "Found by memspec fuzz ({}): {}",
+        located.found.kind.label(),
+        shorten(&located.found.message, 160)
+    );
+    let mut rules_named = vec![located.found.rule.as_str().to_string()];
+    for step in &steps {
+        if let Some(rule) = step["is_error_rule"].as_str()
+            && !rules_named.iter().any(|r| r == rule)
+        {
+            rules_named.push(rule.to_string());
+        }
+    }
+    let case = json!({
+        "id": id,
+        "title": title,
+        "rules": rules_named,
+        "revisions": [spec.revision()],
+        "steps": steps,
+        "effects": effects,
+    });
+    let file = json!({
+        "area": "fuzz",
+        "description": "Divergences found by `memspec fuzz`, shrunk; the checks are the facts it compared.",
+        "cases": [case],
+    });
+    let case_file = serde_json::to_string_pretty(&file)
+        .map_err(|e| FuzzError::Harness(format!("cannot write the case: {e}")))?;
+    let mut transcript = String::new();
+    for input in &inputs {
+        transcript.push_str(&input.to_string());
+        transcript.push('\n');
+    }
+    Ok(Kept {
+        id,
+        case_file,
+        transcript,
+    })
+}
+
+/// Writes a kept divergence into `dir` as `<id>.json` and `<id>.jsonl`; returns both paths.
+pub fn write(kept: &Kept, dir: &Path) -> Result<(PathBuf, PathBuf), FuzzError> {
+    let case = dir.join(format!("{}.json", kept.id));
+    let transcript = dir.join(format!("{}.jsonl", kept.id));
+    for (path, text) in [(&case, &kept.case_file), (&transcript, &kept.transcript)] {
+        std::fs::write(path, text).map_err(|e| FuzzError::Write {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+    }
+    Ok((case, transcript))
+}
+
+/// The final state as effects: every file's content, every folder, and every path the calls
+/// named that does not exist. Paths are memory paths.
+fn effects(model: &Model, inputs: &[&Value]) -> Vec<Value> {
+    let mut effects = Vec::new();
+    let entries = model.files.len() + model.dirs.len();
+    if entries <= EFFECTS_MAX {
+        for (path, content) in &model.files {
+            // A file that ends without `\n` may rightly view with or without a phantom line
+            // (decide.final-newline): its lines are what any backend must show.
+            if content.ends_with('\n') || content.is_empty() {
+                effects.push(json!({"path": path, "file_text": content}));
+            } else {
+                effects.push(json!({"path": path, "lines": lines_of(content)}));
+            }
+        }
+        for dir in &model.dirs {
+            effects.push(json!({"path": dir, "dir": true}));
+        }
+    }
+    let mut absent: Vec<String> = Vec::new();
+    for input in inputs {
+        for field in ["path", "old_path", "new_path"] {
+            let Some(path) = input.get(field).and_then(Value::as_str) else {
+                continue;
+            };
+            let path = super::model::normal(path);
+            if path != super::model::ROOT
+                && !model.is_file(&path)
+                && !model.is_dir(&path)
+                && !absent.contains(&path)
+                && !exotic_path(&path)
+            {
+                absent.push(path);
+            }
+        }
+    }
+    effects.extend(
+        absent
+            .into_iter()
+            .map(|p| json!({"path": p, "absent": true})),
+    );
+    effects
+}
+
+/// A path a backend may rightly refuse to look up at all (pattern characters): never an effect.
+fn exotic_path(path: &str) -> bool {
+    path.chars().any(|c| "*?[]%\\".contains(c))
+}
+
+/// A listing as the suite's matcher: the reference's header, then one template per entry the
+/// store holds there, any size.
+fn listing_matcher(input: &Value, text: &str, model: &Model) -> Value {
+    let folder = super::model::normal(
+        input
+            .get("path")
+            .and_then(Value::as_str)
+            .unwrap_or("/memories"),
+    );
+    let header = text.split('\n').next().unwrap_or_default();
+    let mut lines = vec![format!("{{size}}\t{}", escape(&folder))];
+    lines.extend(
+        model
+            .listed(&folder)
+            .iter()
+            .map(|p| format!("{{size}}\t{}", escape(p))),
+    );
+    json!({"listing": {"header": header, "lines": lines}})
+}
+
+/// A literal for a template: braces doubled.
+fn escape(text: &str) -> String {
+    text.replace('{', "{{").replace('}', "}}")
+}
+
+/// A short stable hash of the calls (FNV-1a), so that the same divergence gets the same id.
+fn fingerprint(inputs: &[&Value]) -> u32 {
+    let mut hash: u32 = 0x811C_9DC5;
+    for input in inputs {
+        for byte in input.to_string().bytes() {
+            hash ^= u32::from(byte);
+            hash = hash.wrapping_mul(0x0100_0193);
+        }
+    }
+    hash
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}

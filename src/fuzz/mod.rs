@@ -1,0 +1,446 @@
+//! `memspec fuzz`: random sequences of the six commands, run on the backend under test and on the
+//! in-process reference of the same revision, compared on the facts any correct backend shares
+//! ([`facts`]); a divergence is shrunk to a minimal sequence ([`shrink`]) and kept as a case and
+//! a transcript ([`keep`]). With several clients, the same backend is raced against itself on one
+//! store ([`race`]).
+//!
+//! Every sequence runs through the replay engine, which runs backends for `replay` too (sessions,
+//! restarts, confinement and folder checks); nothing here starts a backend any other way. Runs
+//! are deterministic from the seed: sequence `k` of seed `s` is the same in every run.
+
+pub mod facts;
+pub mod generate;
+pub mod keep;
+pub mod model;
+pub mod race;
+pub mod report;
+pub mod rng;
+pub mod shrink;
+pub mod trial;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::backend::{BackendSpec, DEFAULT_STARTUP, Timeouts};
+use crate::exec::{Fault, Session};
+use crate::spec::{Revision, Spec};
+use facts::{Found, Kind};
+use generate::{Action, Generator};
+use model::Oracle;
+use rng::Rng;
+use trial::Located;
+
+/// How long a fuzz run goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Budget {
+    /// Until this much time has passed.
+    Time(Duration),
+    /// Until this many tool calls were made.
+    Steps(usize),
+}
+
+/// Everything `fuzz` needs.
+#[derive(Debug, Clone)]
+pub struct FuzzOptions {
+    /// The backend under test.
+    pub backend: BackendSpec,
+    /// The seed of the whole run.
+    pub seed: u64,
+    /// When to stop.
+    pub budget: Budget,
+    /// Per-call timeout.
+    pub timeout: Duration,
+    /// Sequences run at once.
+    pub jobs: usize,
+    /// Clients racing on one store; 1 runs sequences, 2 or more runs the races.
+    pub clients: usize,
+    /// Go on after the first finding, keeping one per kind and rule.
+    pub keep_going: bool,
+    /// Where shrunk cases and transcripts are written.
+    pub out: Option<PathBuf>,
+}
+
+/// Why a fuzz run could not give a verdict.
+#[derive(Debug, thiserror::Error)]
+pub enum FuzzError {
+    /// The in-process reference could not open its scratch folder.
+    #[error(transparent)]
+    Reference(#[from] crate::reference::ReferenceError),
+    /// The backend broke on every call from its first: it never started.
+    #[error("the backend never answered; the first time: {0}")]
+    NeverStarted(String),
+    /// The replay engine could not run a sequence.
+    #[error("the harness could not replay a sequence: {0}")]
+    Replay(String),
+    /// Anything else of the harness's.
+    #[error("harness: {0}")]
+    Harness(String),
+    /// A kept case or transcript could not be written.
+    #[error("cannot write {path}: {message}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+}
+
+/// A divergence found, shrunk and kept.
+#[derive(Debug, Clone, Serialize)]
+pub struct Divergence {
+    /// What differs, as shown by the shrunk sequence.
+    pub found: Found,
+    /// The sequence (0-based) it was found in: rerun with the same seed to see it again.
+    pub sequence: usize,
+    /// Steps of the sequence as found, up to the finding.
+    pub found_after: usize,
+    /// The shrunk steps, described.
+    pub steps: Vec<String>,
+    /// The shrunk steps themselves.
+    #[serde(skip)]
+    pub actions: Vec<Action>,
+    /// Replays shrinking took.
+    pub shrink_trials: usize,
+    /// The step (0-based, of the shrunk steps) that shows it.
+    pub at_step: usize,
+    /// The kept case and transcript.
+    #[serde(skip)]
+    pub kept: Option<keep::Kept>,
+    /// Where they were written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files: Option<(PathBuf, PathBuf)>,
+    /// For races: the calls and answers.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub log: Vec<String>,
+}
+
+/// What a fuzz run did and found.
+#[derive(Debug, Clone, Serialize)]
+pub struct FuzzReport {
+    /// The backend, as labelled.
+    pub backend: String,
+    /// The revision both sides follow.
+    pub revision: Revision,
+    /// The run's seed.
+    pub seed: u64,
+    /// Clients per store.
+    pub clients: usize,
+    /// Sequences (or races) run.
+    pub sequences: usize,
+    /// Tool calls made on the backend.
+    pub steps: usize,
+    /// Sequences that stopped early at a point the spec leaves open, per reason.
+    pub open: BTreeMap<String, usize>,
+    /// Divergences found, one per kind and rule, in the order found.
+    pub divergences: Vec<Divergence>,
+    /// Findings seen again after the first of their kind and rule.
+    pub repeats: usize,
+    /// Wall-clock time.
+    #[serde(serialize_with = "millis")]
+    pub elapsed: Duration,
+    /// Time the backend took answering (summed over workers).
+    #[serde(serialize_with = "millis")]
+    pub backend_time: Duration,
+    /// Whether the backend broke (crashed, hung, spoke garbage) in any sequence.
+    pub broke: bool,
+}
+
+impl FuzzReport {
+    /// Divergences per kind of finding.
+    pub fn by_kind(&self) -> BTreeMap<Kind, usize> {
+        let mut counts = BTreeMap::new();
+        for divergence in &self.divergences {
+            *counts.entry(divergence.found.kind).or_insert(0) += 1;
+        }
+        counts
+    }
+}
+
+/// What a worker reports as it goes: calls made so far.
+pub type Progress<'a> = &'a (dyn Fn(usize) + Sync);
+
+/// The seed of sequence `index` of a run seeded `seed`.
+pub fn sequence_seed(seed: u64, index: usize) -> u64 {
+    Rng::new(seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).next_u64()
+}
+
+/// Shared state of the workers.
+struct Run<'a> {
+    options: &'a FuzzOptions,
+    spec: &'a Spec,
+    started: Instant,
+    next: AtomicUsize,
+    steps: AtomicUsize,
+    stop: AtomicBool,
+    state: Mutex<State>,
+    progress: Progress<'a>,
+}
+
+#[derive(Default)]
+struct State {
+    sequences: usize,
+    open: BTreeMap<String, usize>,
+    divergences: Vec<Divergence>,
+    repeats: usize,
+    backend_time: Duration,
+    broke: bool,
+    error: Option<FuzzError>,
+}
+
+impl Run<'_> {
+    fn over(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+            || match self.options.budget {
+                Budget::Time(limit) => self.started.elapsed() >= limit,
+                Budget::Steps(limit) => self.steps.load(Ordering::SeqCst) >= limit,
+            }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        // A worker that panicked leaves the counts as they were: still worth reporting.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn fail(&self, error: FuzzError) {
+        self.lock().error.get_or_insert(error);
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
+    fn counted(&self, calls: usize) {
+        let total = self.steps.fetch_add(calls, Ordering::SeqCst) + calls;
+        (self.progress)(total);
+    }
+
+    /// Records a finding; says whether the run goes on.
+    fn record(&self, divergence: Divergence) {
+        let mut state = self.lock();
+        let key = (divergence.found.kind, divergence.found.rule.clone());
+        if state
+            .divergences
+            .iter()
+            .any(|d| (d.found.kind, d.found.rule.clone()) == key)
+        {
+            state.repeats += 1;
+        } else {
+            state.broke |= divergence.found.kind == Kind::Broke;
+            state.divergences.push(divergence);
+        }
+        if !self.options.keep_going {
+            self.stop.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Runs the fuzzer until its budget is spent (or, without `keep_going`, the first divergence is
+/// shrunk and kept); `progress` is told the number of calls made so far.
+pub fn fuzz(
+    options: &FuzzOptions,
+    spec: &Spec,
+    progress: Progress<'_>,
+) -> Result<FuzzReport, FuzzError> {
+    let run = Run {
+        options,
+        spec,
+        started: Instant::now(),
+        next: AtomicUsize::new(0),
+        steps: AtomicUsize::new(0),
+        stop: AtomicBool::new(false),
+        state: Mutex::new(State::default()),
+        progress,
+    };
+    let jobs = options.jobs.max(1);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| {
+                while !run.over() {
+                    let index = run.next.fetch_add(1, Ordering::SeqCst);
+                    let result = if options.clients > 1 {
+                        race_once(&run, index)
+                    } else {
+                        sequence_once(&run, index)
+                    };
+                    if let Err(error) = result {
+                        run.fail(error);
+                    }
+                }
+            });
+        }
+    });
+    let state = run.state.into_inner().unwrap_or_else(|e| e.into_inner());
+    if let Some(error) = state.error {
+        return Err(error);
+    }
+    let mut divergences = state.divergences;
+    if let Some(dir) = &options.out {
+        std::fs::create_dir_all(dir).map_err(|e| FuzzError::Write {
+            path: dir.clone(),
+            message: e.to_string(),
+        })?;
+        for divergence in &mut divergences {
+            if let Some(kept) = &divergence.kept {
+                divergence.files = Some(keep::write(kept, dir)?);
+            }
+        }
+    }
+    Ok(FuzzReport {
+        backend: options.backend.label(),
+        revision: spec.revision(),
+        seed: options.seed,
+        clients: options.clients,
+        sequences: state.sequences,
+        steps: run.steps.load(Ordering::SeqCst),
+        open: state.open,
+        divergences,
+        repeats: state.repeats,
+        elapsed: run.started.elapsed(),
+        backend_time: state.backend_time,
+        broke: state.broke,
+    })
+}
+
+/// Sequence lengths: short ones find shallow bugs fast, longer ones reach deep states.
+const LENGTHS: (usize, usize) = (6, 36);
+
+/// Limits of one shrink.
+const SHRINK: shrink::Limits = shrink::Limits {
+    trials: 400,
+    time: Duration::from_secs(60),
+};
+
+fn sequence_once(run: &Run<'_>, index: usize) -> Result<(), FuzzError> {
+    let seed = sequence_seed(run.options.seed, index);
+    let mut generator = Generator::new(seed, run.spec.revision());
+    let mut oracle = Oracle::new(run.spec.revision())?;
+    let mut rng = Rng::new(seed);
+    let length = rng.between(LENGTHS.0, LENGTHS.1);
+    let actions = generator.sequence(&mut oracle, run.spec, length);
+    drop(oracle);
+    let timeout = run.options.timeout;
+    let tried = trial::run(&actions, &run.options.backend, run.spec, timeout)?;
+    run.counted(tried.calls);
+    {
+        let mut state = run.lock();
+        state.sequences += 1;
+        state.backend_time += tried.backend_time;
+        if let Some(why) = &tried.open {
+            *state.open.entry(why.clone()).or_insert(0) += 1;
+        }
+    }
+    let Some(first) = tried.found else {
+        return Ok(());
+    };
+    let found_after = first.action + 1;
+    // Shrinking replays on the same backend; its calls count toward the steps made, not the
+    // budget (a finding is always shrunk to the end).
+    let mut trial = |candidate: &[Action]| -> Option<Located> {
+        let tried = trial::run(candidate, &run.options.backend, run.spec, timeout).ok()?;
+        run.counted(tried.calls);
+        tried.found
+    };
+    let (actions, shown, shrink_trials) = shrink::shrink(actions, first, SHRINK, &mut trial);
+    let kept = keep::keep(&actions, &shown, run.spec)?;
+    run.record(Divergence {
+        steps: actions.iter().map(Action::describe).collect(),
+        at_step: shown.action,
+        found: shown.found,
+        sequence: index,
+        found_after,
+        actions,
+        shrink_trials,
+        kept: Some(kept),
+        files: None,
+        log: Vec::new(),
+    });
+    Ok(())
+}
+
+fn race_once(run: &Run<'_>, index: usize) -> Result<(), FuzzError> {
+    let seed = sequence_seed(run.options.seed, index);
+    let mut rng = Rng::new(seed);
+    let race = race::RACES[index % race::RACES.len()];
+    let timeouts = Timeouts {
+        call: run.options.timeout,
+        startup: DEFAULT_STARTUP,
+    };
+    let mut first = match Session::start(&run.options.backend, timeouts) {
+        Ok(session) => session,
+        Err(Fault::Harness(message)) => return Err(FuzzError::Harness(message)),
+        Err(fault) => return Err(FuzzError::NeverStarted(fault.to_string())),
+    };
+    let raced = race::run(race, &mut first, run.options.clients, run.spec, &mut rng);
+    first.discard();
+    let raced = match raced {
+        Ok(raced) => raced,
+        Err(Fault::Harness(message)) => return Err(FuzzError::Harness(message)),
+        Err(fault) => {
+            run.counted(1);
+            run.lock().sequences += 1;
+            run.record(Divergence {
+                found: Found {
+                    kind: Kind::Broke,
+                    rule: crate::spec::known::TERMINATES,
+                    level: crate::suite::case::Level::Must,
+                    message: fault.to_string(),
+                    expected: None,
+                    actual: None,
+                },
+                sequence: index,
+                found_after: 0,
+                steps: vec![format!("race {race}")],
+                actions: Vec::new(),
+                shrink_trials: 0,
+                at_step: 0,
+                kept: None,
+                files: None,
+                log: Vec::new(),
+            });
+            return Ok(());
+        }
+    };
+    run.counted(raced.calls);
+    run.lock().sequences += 1;
+    if let Some(found) = raced.found.into_iter().next() {
+        run.record(Divergence {
+            found,
+            sequence: index,
+            found_after: 1,
+            steps: vec![format!(
+                "race {} with {} clients",
+                raced.race, run.options.clients
+            )],
+            actions: Vec::new(),
+            shrink_trials: 0,
+            at_step: 0,
+            kept: None,
+            files: None,
+            log: raced.log,
+        });
+    }
+    Ok(())
+}
+
+fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(d.as_millis() as u64)
+}
+
+/// Sequences ever run by one generator must not depend on anything but the seed.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sequences_are_deterministic_from_the_seed() {
+        let spec = Spec::builtin(Revision::Ga2026).expect("spec");
+        let make = |seed| {
+            let mut oracle = Oracle::new(Revision::Ga2026).expect("oracle");
+            Generator::new(seed, Revision::Ga2026).sequence(&mut oracle, &spec, 30)
+        };
+        assert_eq!(make(sequence_seed(7, 3)), make(sequence_seed(7, 3)));
+        assert_ne!(make(sequence_seed(7, 3)), make(sequence_seed(7, 4)));
+    }
+}

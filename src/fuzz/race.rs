@@ -1,0 +1,415 @@
+//! Concurrent clients: N processes of one backend on one store (the same sandbox, so the same
+//! `{memories}`; a backend that is not a folder shares its store however it does across
+//! processes), racing creates of one path, `str_replace` of different lines of one file, a
+//! rename against views, a delete against a create. What any store must keep is checked
+//! afterwards through the tool: an acknowledged edit is still there, two creates of one path are
+//! not both acknowledged (beta-2025), and no read shows a state that never existed.
+//!
+//! The spec says nothing about concurrency, so these findings are SHOULD
+//! (`concurrency.*` in `spec/rules.json`); losing an acknowledged write is data loss all the same.
+
+use std::sync::Barrier;
+
+use serde_json::{Value, json};
+
+use super::facts::{Found, Kind};
+use super::model::lines_of;
+use super::rng::Rng;
+use crate::exec::{Fault, Session};
+use crate::protocol::ToolResult;
+use crate::spec::{Revision, RuleId, Spec, known};
+use crate::suite::witness;
+
+/// The rules the races check (no case of the suite does; `spec coverage` names the races).
+pub const RULES: [RuleId; 3] = [
+    known::CONCURRENCY_NO_LOST_UPDATE,
+    known::CONCURRENCY_ONE_CREATE,
+    known::CONCURRENCY_REAL_STATES,
+];
+
+/// The races, by name.
+pub const RACES: [&str; 4] = ["create-create", "edit-edit", "rename-view", "delete-create"];
+
+/// What one race showed.
+#[derive(Debug, Clone)]
+pub struct Raced {
+    /// Which race (one of [`RACES`]).
+    pub race: &'static str,
+    /// Tool calls made.
+    pub calls: usize,
+    /// What did not hold.
+    pub found: Vec<Found>,
+    /// Every call and its answer, client by client, for the report.
+    pub log: Vec<String>,
+}
+
+/// Why a race could not be judged: the backend broke (a finding of its own) or the harness could
+/// not run it.
+pub type RaceError = Fault;
+
+/// Runs race `race` with `clients` processes on a fresh store; `tag` makes its paths unique to
+/// the run (any store may keep state across runs).
+pub fn run(
+    race: &'static str,
+    first: &mut Session,
+    clients: usize,
+    spec: &Spec,
+    rng: &mut Rng,
+) -> Result<Raced, RaceError> {
+    let tag = rng.below(1_000_000);
+    let mut others: Vec<Session> = (1..clients.max(2)).map(|_| first.client()).collect();
+    let result = match race {
+        "create-create" => create_create(first, &mut others, spec, tag),
+        "edit-edit" => edit_edit(first, &mut others, spec, tag),
+        "rename-view" => rename_view(first, &mut others, spec, tag),
+        _ => delete_create(first, &mut others, spec, tag),
+    };
+    for other in others {
+        other.discard();
+    }
+    result.map(|(calls, found, log)| Raced {
+        race,
+        calls,
+        found,
+        log,
+    })
+}
+
+type Outcome = Result<(usize, Vec<Found>, Vec<String>), RaceError>;
+
+/// Each client's calls, sent at once (after a barrier), in order within a client; the answers
+/// per client.
+fn together(
+    first: &mut Session,
+    others: &mut [Session],
+    calls: &[Vec<Value>],
+) -> Result<Vec<Vec<ToolResult>>, RaceError> {
+    let barrier = Barrier::new(others.len() + 1);
+    let none = Vec::new();
+    let sessions: Vec<&mut Session> = std::iter::once(first).chain(others.iter_mut()).collect();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = sessions
+            .into_iter()
+            .zip(calls.iter().chain(std::iter::repeat(&none)))
+            .map(|(session, mine)| {
+                let barrier = &barrier;
+                scope.spawn(move || {
+                    // Started before the barrier: a process start takes longer than the window
+                    // a race needs, and would order the calls by itself.
+                    let warm = session.call(&json!({"command": "view", "path": "/memories"}));
+                    barrier.wait();
+                    warm?;
+                    mine.iter()
+                        .map(|input| session.call(input))
+                        .collect::<Result<Vec<_>, _>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Fault::Harness("a client thread panicked".into())))
+            })
+            .collect()
+    })
+}
+
+fn call(session: &mut Session, input: Value) -> Result<ToolResult, RaceError> {
+    session.call(&input)
+}
+
+fn setup(session: &mut Session, input: Value) -> Result<(), RaceError> {
+    let answer = call(session, input.clone())?;
+    if answer.is_error {
+        return Err(Fault::Harness(format!(
+            "the race's setup call {input} was refused: {}",
+            answer.text
+        )));
+    }
+    Ok(())
+}
+
+fn found(spec: &Spec, rule: RuleId, message: String, actual: Option<String>) -> Found {
+    Found {
+        kind: Kind::Race,
+        level: spec.level(&rule),
+        rule,
+        message,
+        expected: None,
+        actual,
+    }
+}
+
+fn log_answers(log: &mut Vec<String>, calls: &[Vec<Value>], answers: &[Vec<ToolResult>]) {
+    for (client, (inputs, results)) in calls.iter().zip(answers).enumerate() {
+        for (input, result) in inputs.iter().zip(results) {
+            log.push(format!(
+                "client {client}: {} → {}{}",
+                input,
+                if result.is_error { "error: " } else { "" },
+                result.text.lines().next().unwrap_or_default()
+            ));
+        }
+    }
+}
+
+/// The file's lines read back, or `None` when the view failed or shows no numbered lines.
+fn read(session: &mut Session, path: &str) -> Result<Option<Vec<String>>, RaceError> {
+    let answer = call(session, json!({"command": "view", "path": path}))?;
+    if answer.is_error {
+        return Ok(None);
+    }
+    Ok(witness::numbered_lines(&answer.text).map(|mut lines| {
+        // A phantom empty line after a final newline is a decision (decide.final-newline).
+        if lines.last().is_some_and(String::is_empty) {
+            lines.pop();
+        }
+        lines
+    }))
+}
+
+fn create_create(first: &mut Session, others: &mut [Session], spec: &Spec, tag: usize) -> Outcome {
+    let path = format!("/memories/race{tag}/one.txt");
+    let clients = others.len() + 1;
+    let calls: Vec<Vec<Value>> = (0..clients)
+        .map(|i| {
+            vec![json!({"command": "create", "path": path, "file_text": format!("client {i}\n")})]
+        })
+        .collect();
+    let answers = together(first, others, &calls)?;
+    let mut log = Vec::new();
+    log_answers(&mut log, &calls, &answers);
+    let acknowledged: Vec<usize> = answers
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.first().is_some_and(|r| !r.is_error))
+        .map(|(i, _)| i)
+        .collect();
+    let mut found_ = Vec::new();
+    if acknowledged.len() > 1 && spec.revision() == Revision::Beta2025 {
+        found_.push(found(
+            spec,
+            known::CONCURRENCY_ONE_CREATE,
+            format!(
+                "{} clients creating {path} at once were all told it was created (clients {:?}); one of them was overwritten",
+                acknowledged.len(),
+                acknowledged
+            ),
+            None,
+        ));
+    }
+    let lines = read(first, &path)?;
+    let real = |lines: &Option<Vec<String>>| match lines {
+        Some(lines) => acknowledged
+            .iter()
+            .any(|i| *lines == vec![format!("client {i}")]),
+        None => acknowledged.is_empty(),
+    };
+    if !real(&lines) {
+        found_.push(found(
+            spec,
+            known::CONCURRENCY_REAL_STATES,
+            format!(
+                "after {clients} clients created {path} at once (acknowledged: {acknowledged:?}), it reads as {lines:?}: no client wrote that"
+            ),
+            lines.map(|l| l.join("\n")),
+        ));
+    }
+    Ok((clients + 1, found_, log))
+}
+
+fn edit_edit(first: &mut Session, others: &mut [Session], spec: &Spec, tag: usize) -> Outcome {
+    let path = format!("/memories/race{tag}/lines.txt");
+    let clients = others.len() + 1;
+    let text: String = (0..clients).map(|i| format!("line {i:03}\n")).collect();
+    setup(
+        first,
+        json!({"command": "create", "path": path, "file_text": text}),
+    )?;
+    let calls: Vec<Vec<Value>> = (0..clients)
+        .map(|i| {
+            vec![json!({"command": "str_replace", "path": path,
+                "old_str": format!("line {i:03}"), "new_str": format!("LINE {i:03}")})]
+        })
+        .collect();
+    let answers = together(first, others, &calls)?;
+    let mut log = Vec::new();
+    log_answers(&mut log, &calls, &answers);
+    let lines = read(first, &path)?.unwrap_or_default();
+    let mut found_ = Vec::new();
+    let lost: Vec<usize> = answers
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.first().is_some_and(|r| !r.is_error))
+        .map(|(i, _)| i)
+        .filter(|i| !lines.contains(&format!("LINE {i:03}")))
+        .collect();
+    if !lost.is_empty() {
+        found_.push(found(
+            spec,
+            known::CONCURRENCY_NO_LOST_UPDATE,
+            format!(
+                "{clients} clients each replaced a different line of {path} at once and all were told it was done, but the edits of clients {lost:?} are gone"
+            ),
+            Some(lines.join("\n")),
+        ));
+    }
+    // Every line is either its old or its new self: nothing else ever existed.
+    let valid = lines.len() == clients
+        && lines
+            .iter()
+            .enumerate()
+            .all(|(i, l)| *l == format!("line {i:03}") || *l == format!("LINE {i:03}"));
+    if !valid && lost.is_empty() {
+        found_.push(found(
+            spec,
+            known::CONCURRENCY_REAL_STATES,
+            format!("after {clients} clients edited {path} at once it reads as lines no sequence of their edits makes"),
+            Some(lines.join("\n")),
+        ));
+    }
+    Ok((clients + 2, found_, log))
+}
+
+fn rename_view(first: &mut Session, others: &mut [Session], spec: &Spec, tag: usize) -> Outcome {
+    let old = format!("/memories/race{tag}/a.txt");
+    let new = format!("/memories/race{tag}/b.txt");
+    let content = "moving\nfile\n";
+    setup(
+        first,
+        json!({"command": "create", "path": old, "file_text": content}),
+    )?;
+    let clients = others.len() + 1;
+    let mut calls = vec![vec![
+        json!({"command": "rename", "old_path": old, "new_path": new}),
+    ]];
+    for _ in 1..clients {
+        calls.push(
+            (0..3)
+                .flat_map(|_| {
+                    [
+                        json!({"command": "view", "path": old}),
+                        json!({"command": "view", "path": new}),
+                    ]
+                })
+                .collect(),
+        );
+    }
+    let answers = together(first, others, &calls)?;
+    let mut log = Vec::new();
+    log_answers(&mut log, &calls, &answers);
+    let want: Vec<String> = lines_of(content).into_iter().map(String::from).collect();
+    let mut found_ = Vec::new();
+    for result in answers.iter().skip(1).flatten().filter(|r| !r.is_error) {
+        let mut lines = witness::numbered_lines(&result.text).unwrap_or_default();
+        if lines.last().is_some_and(String::is_empty) {
+            lines.pop();
+        }
+        if lines != want {
+            found_.push(found(
+                spec,
+                known::CONCURRENCY_REAL_STATES,
+                format!(
+                    "a view during the rename of {old} to {new} shows content the file never had"
+                ),
+                Some(result.text.clone()),
+            ));
+            break;
+        }
+    }
+    let renamed = answers
+        .first()
+        .and_then(|a| a.first())
+        .is_some_and(|r| !r.is_error);
+    let (gone, kept) = if renamed { (&old, &new) } else { (&new, &old) };
+    let at_gone = read(first, gone)?;
+    let at_kept = read(first, kept)?;
+    if at_gone.is_some() || at_kept.as_ref() != Some(&want) {
+        found_.push(found(
+            spec,
+            known::CONCURRENCY_REAL_STATES,
+            format!(
+                "after the rename of {old} to {new} (answered {}), {gone} {} and {kept} {}",
+                if renamed { "ok" } else { "with an error" },
+                if at_gone.is_some() {
+                    "still exists"
+                } else {
+                    "is gone"
+                },
+                if at_kept.as_ref() == Some(&want) {
+                    "holds the file"
+                } else {
+                    "does not hold the file"
+                }
+            ),
+            None,
+        ));
+    }
+    Ok((calls.iter().map(Vec::len).sum::<usize>() + 3, found_, log))
+}
+
+fn delete_create(first: &mut Session, others: &mut [Session], spec: &Spec, tag: usize) -> Outcome {
+    let folder = format!("/memories/race{tag}/d");
+    let old = format!("{folder}/old.txt");
+    let new = format!("{folder}/new.txt");
+    setup(
+        first,
+        json!({"command": "create", "path": old, "file_text": "old\n"}),
+    )?;
+    let clients = others.len() + 1;
+    let mut calls = vec![
+        vec![json!({"command": "delete", "path": folder})],
+        vec![json!({"command": "create", "path": new, "file_text": "new\n"})],
+    ];
+    for _ in 2..clients {
+        calls.push(vec![json!({"command": "view", "path": folder})]);
+    }
+    let answers = together(first, others, &calls)?;
+    let mut log = Vec::new();
+    log_answers(&mut log, &calls, &answers);
+    let ok = |i: usize| {
+        answers
+            .get(i)
+            .and_then(|a| a.first())
+            .is_some_and(|r| !r.is_error)
+    };
+    let (deleted, created) = (ok(0), ok(1));
+    let at_old = read(first, &old)?;
+    let at_new = read(first, &new)?;
+    let mut found_ = Vec::new();
+    if deleted && at_old.is_some() {
+        found_.push(found(
+            spec,
+            known::CONCURRENCY_NO_LOST_UPDATE,
+            format!("the delete of {folder} was acknowledged, but {old} is still there"),
+            None,
+        ));
+    }
+    if let Some(lines) = &at_new
+        && (!created || *lines != vec!["new".to_string()])
+    {
+        found_.push(found(
+            spec,
+            known::CONCURRENCY_REAL_STATES,
+            format!(
+                "{new} reads as {lines:?}, though its create {}",
+                if created {
+                    "wrote `new`"
+                } else {
+                    "was refused"
+                }
+            ),
+            None,
+        ));
+    }
+    if created && !deleted && at_new.is_none() {
+        found_.push(found(
+            spec,
+            known::CONCURRENCY_NO_LOST_UPDATE,
+            format!("the create of {new} was acknowledged and the delete of {folder} refused, but {new} is gone"),
+            None,
+        ));
+    }
+    Ok((clients + 3, found_, log))
+}

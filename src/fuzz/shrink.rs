@@ -1,0 +1,237 @@
+//! Shrinking a sequence that diverges to a minimal one that still does: cut what follows the
+//! finding, drop steps (halves, then quarters, … then one at a time, as delta debugging does),
+//! then simplify what is left (fewer files in a fill, shorter texts), and drop again. Every
+//! candidate is replayed on the backend; it is kept only when it still shows a finding of the
+//! same kind under the same rule.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::facts::Kind;
+use super::generate::Action;
+use super::trial::Located;
+use crate::spec::RuleId;
+
+/// What a shrunk sequence must still show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The kind of fact.
+    pub kind: Kind,
+    /// The rule.
+    pub rule: RuleId,
+}
+
+impl Target {
+    /// The target a finding sets.
+    pub fn of(located: &Located) -> Target {
+        Target {
+            kind: located.found.kind,
+            rule: located.found.rule.clone(),
+        }
+    }
+}
+
+/// Limits of one shrink: candidates tried, and time.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// At most this many replays.
+    pub trials: usize,
+    /// At most this long.
+    pub time: Duration,
+}
+
+/// Shrinks `actions` (which show `first`); `trial` replays a candidate and tells what it shows
+/// first (`None` for nothing, or a harness fault). Returns the smallest sequence found, with what
+/// it shows, and the number of replays made.
+pub fn shrink(
+    actions: Vec<Action>,
+    first: Located,
+    limits: Limits,
+    trial: &mut dyn FnMut(&[Action]) -> Option<Located>,
+) -> (Vec<Action>, Located, usize) {
+    let target = Target::of(&first);
+    let started = Instant::now();
+    let mut tries = 0;
+    let mut best = actions;
+    best.truncate(first.action + 1);
+    let mut shown = first;
+    let mut attempt = |candidate: &[Action], tries: &mut usize| -> Option<Located> {
+        if *tries >= limits.trials || started.elapsed() >= limits.time {
+            return None;
+        }
+        *tries += 1;
+        trial(candidate).filter(|found| Target::of(found) == target)
+    };
+    for _ in 0..2 {
+        drop_steps(&mut best, &mut shown, &mut |c| attempt(c, &mut tries));
+        simplify(&mut best, &mut shown, &mut |c| attempt(c, &mut tries));
+    }
+    drop_steps(&mut best, &mut shown, &mut |c| attempt(c, &mut tries));
+    (best, shown, tries)
+}
+
+/// Removes chunks of steps, halving the chunk size down to one.
+fn drop_steps(
+    best: &mut Vec<Action>,
+    shown: &mut Located,
+    attempt: &mut dyn FnMut(&[Action]) -> Option<Located>,
+) {
+    let mut chunk = best.len().div_ceil(2).max(1);
+    loop {
+        let mut start = 0;
+        while start < best.len() && best.len() > 1 {
+            let end = (start + chunk).min(best.len());
+            let mut candidate = best.clone();
+            candidate.drain(start..end);
+            if candidate.is_empty() {
+                start = end;
+                continue;
+            }
+            match attempt(&candidate) {
+                Some(found) => {
+                    candidate.truncate(found.action + 1);
+                    *best = candidate;
+                    *shown = found;
+                }
+                None => start = end,
+            }
+        }
+        if chunk == 1 {
+            break;
+        }
+        chunk = chunk.div_ceil(2);
+    }
+}
+
+/// Makes each step simpler where the finding survives it: a fill with fewer files, a text of
+/// one short line, an edit with a short replacement.
+fn simplify(
+    best: &mut Vec<Action>,
+    shown: &mut Located,
+    attempt: &mut dyn FnMut(&[Action]) -> Option<Located>,
+) {
+    for index in 0..best.len() {
+        for simpler in simpler(&best[index]) {
+            let mut candidate = best.clone();
+            candidate[index] = simpler;
+            if let Some(found) = attempt(&candidate) {
+                candidate.truncate(found.action + 1);
+                *best = candidate;
+                *shown = found;
+                break;
+            }
+        }
+        if index + 1 >= best.len() {
+            break;
+        }
+    }
+}
+
+/// Simpler versions of one action, simplest first.
+fn simpler(action: &Action) -> Vec<Action> {
+    match action {
+        Action::Fill { folder, count } => {
+            let mut counts = vec![1, 101, 1_001, count / 2];
+            counts.retain(|c| *c >= 1 && c < count);
+            counts
+                .into_iter()
+                .map(|count| Action::Fill {
+                    folder: folder.clone(),
+                    count,
+                })
+                .collect()
+        }
+        Action::Call(input) => {
+            let mut out = Vec::new();
+            for (field, short) in [
+                ("file_text", "x\n"),
+                ("new_str", "y"),
+                ("insert_text", "y\n"),
+            ] {
+                if let Some(text) = input.get(field).and_then(Value::as_str)
+                    && text != short
+                {
+                    // The first line alone keeps a long text's shape when that is what matters.
+                    let first_line = text.split_inclusive('\n').next().unwrap_or(short);
+                    for replacement in [short, first_line] {
+                        if replacement != text {
+                            let mut simpler = input.clone();
+                            simpler[field] = Value::String(replacement.to_string());
+                            out.push(Action::Call(simpler));
+                        }
+                    }
+                }
+            }
+            out
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::fuzz::facts::Found;
+    use crate::suite::case::Level;
+
+    fn located(action: usize) -> Located {
+        Located {
+            found: Found {
+                kind: Kind::Listing,
+                rule: crate::spec::known::VIEW_DIR_CONTENTS,
+                level: Level::Must,
+                message: String::new(),
+                expected: None,
+                actual: None,
+            },
+            action,
+            call: action,
+        }
+    }
+
+    #[test]
+    fn shrinks_to_the_steps_that_matter() {
+        // A fake backend that fails at the first view after both `a` and `ab` were created.
+        let create = |p: &str| {
+            Action::Call(json!({"command": "create", "path": p, "file_text": "long text\nmore\n"}))
+        };
+        let view = Action::Call(json!({"command": "view", "path": "/memories"}));
+        let noise =
+            |i: usize| Action::Call(json!({"command": "view", "path": format!("/memories/n{i}")}));
+        let mut actions: Vec<Action> = (0..10).map(noise).collect();
+        actions.insert(3, create("/memories/a"));
+        actions.insert(7, create("/memories/ab"));
+        actions.push(view.clone());
+        actions.push(noise(99));
+        let first = located(actions.len() - 2);
+        let mut trial = |candidate: &[Action]| {
+            let mut seen_a = false;
+            let mut seen_ab = false;
+            for (i, action) in candidate.iter().enumerate() {
+                match action {
+                    Action::Call(input) if input["command"] == "create" => {
+                        seen_a |= input["path"] == "/memories/a";
+                        seen_ab |= input["path"] == "/memories/ab";
+                    }
+                    a if *a == view && seen_a && seen_ab => return Some(located(i)),
+                    _ => {}
+                }
+            }
+            None
+        };
+        let limits = Limits {
+            trials: 500,
+            time: Duration::from_secs(10),
+        };
+        let (shrunk, shown, _) = shrink(actions, first, limits, &mut trial);
+        assert_eq!(shrunk.len(), 3, "{shrunk:?}");
+        assert_eq!(shown.action, 2);
+        // The texts were simplified too.
+        assert_eq!(
+            shrunk[0],
+            Action::Call(json!({"command": "create", "path": "/memories/a", "file_text": "x\n"}))
+        );
+    }
+}

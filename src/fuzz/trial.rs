@@ -1,0 +1,141 @@
+//! One trial: a sequence of actions replayed on the backend under test by the replay engine
+//! (the one that runs every backend: sessions, restarts, confinement and folder checks), each
+//! step judged on facts against an in-process reference that runs the same calls.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::FuzzError;
+use super::facts::{self, Found, Judged};
+use super::generate::Action;
+use super::model::Oracle;
+use crate::backend::BackendSpec;
+use crate::reference::Answer;
+use crate::replay::{self, ReplayOptions};
+use crate::spec::Spec;
+use crate::transcript::{Format, MEMORY_TOOL, ToolCall, Transcript};
+
+/// What a trial came to.
+#[derive(Debug, Clone)]
+pub struct Trial {
+    /// Tool calls made.
+    pub calls: usize,
+    /// The first fact that differs, if one does.
+    pub found: Option<Located>,
+    /// Why judging stopped early: an open point where the stores may rightly differ.
+    pub open: Option<String>,
+    /// Time the backend took.
+    pub backend_time: Duration,
+}
+
+/// A finding and where it is.
+#[derive(Debug, Clone)]
+pub struct Located {
+    /// The fact that differs.
+    pub found: Found,
+    /// The action (0-based) whose call showed it.
+    pub action: usize,
+    /// The call (0-based, over the expanded actions).
+    pub call: usize,
+}
+
+/// The transcript of a sequence: its tool inputs in order, as JSON Lines of bare inputs.
+pub fn transcript(actions: &[Action], source: &str) -> Transcript {
+    let calls = actions
+        .iter()
+        .flat_map(Action::calls)
+        .enumerate()
+        .map(|(i, input)| ToolCall {
+            id: format!("step-{}", i + 1),
+            name: MEMORY_TOOL.to_string(),
+            input,
+            recorded: None,
+            line: Some(i + 1),
+        })
+        .collect();
+    Transcript {
+        source: source.to_string(),
+        format: Format::Inputs,
+        calls,
+        session: None,
+    }
+}
+
+/// The reference's answers to every call of `actions`, and the store after each, in order.
+pub fn reference_run(
+    actions: &[Action],
+    spec: &Spec,
+) -> Result<Vec<(Value, Answer, super::model::Model)>, FuzzError> {
+    let mut oracle = Oracle::new(spec.revision())?;
+    Ok(actions
+        .iter()
+        .flat_map(Action::calls)
+        .map(|input| {
+            let answer = oracle.apply(&input);
+            (input, answer, oracle.model().clone())
+        })
+        .collect())
+}
+
+/// Replays `actions` on `backend` and judges every step until the first finding or open point.
+pub fn run(
+    actions: &[Action],
+    backend: &BackendSpec,
+    spec: &Spec,
+    timeout: Duration,
+) -> Result<Trial, FuzzError> {
+    let options = ReplayOptions {
+        backend: backend.clone(),
+        seed: None,
+        timeout,
+        check: false,
+        revision: spec.revision(),
+    };
+    let replayed = match replay::replay(
+        transcript(actions, "fuzz"),
+        &options,
+        Some(spec),
+        &mut |_, _| {},
+    ) {
+        Ok(replayed) => replayed,
+        Err(replay::ReplayError::NeverStarted { first, .. }) => {
+            return Err(FuzzError::NeverStarted(first));
+        }
+        Err(e) => return Err(FuzzError::Replay(e.to_string())),
+    };
+    let expected = reference_run(actions, spec)?;
+    // Which action each call belongs to.
+    let owners: Vec<usize> = actions
+        .iter()
+        .enumerate()
+        .flat_map(|(i, a)| std::iter::repeat_n(i, a.len()))
+        .collect();
+    let backend_time = Duration::from_micros(replayed.steps.iter().map(|s| s.backend_micros).sum());
+    let mut trial = Trial {
+        calls: 0,
+        found: None,
+        open: None,
+        backend_time,
+    };
+    for (index, (step, (input, answer, model))) in replayed.steps.iter().zip(&expected).enumerate()
+    {
+        trial.calls = index + 1;
+        match facts::judge(input, step, answer, model, spec) {
+            Judged::Same => {}
+            Judged::Open(why) => {
+                trial.open = Some(why);
+                break;
+            }
+            Judged::Found(found) => {
+                trial.found = Some(Located {
+                    found,
+                    action: owners.get(index).copied().unwrap_or(0),
+                    call: index,
+                });
+                break;
+            }
+        }
+    }
+    Ok(trial)
+}
