@@ -151,6 +151,152 @@ pub fn expand_generated(value: &mut Value) -> Result<(), String> {
     }
 }
 
+/// The most elements one `$each` stands for: enough for a folder of a few thousand entries,
+/// small enough that a case file cannot make the loader build millions of calls.
+pub const EACH_MAX: u64 = 10_000;
+
+/// The placeholder an `$each` item's strings carry: the element's number, 1 to `count`.
+const EACH_INDEX: &str = "{i}";
+
+/// Expands every `{"$each": {"count": N, "item": T}}` in the arrays of a raw case that may hold
+/// one: `setup`, an effect's `lines` (in `effects` and in a step's `or`), and a `listing`'s
+/// `lines` (in a step's `text` and in its dialects' texts). Such an element stands for N
+/// elements, `T` with every `{i}` in its strings (values, not keys, at any depth) replaced by
+/// 1, 2, …, N in decimal, in that order. N is an integer from 1 to [`EACH_MAX`]; `T` holds no
+/// `$each` and no `$repeat`; an `$each` anywhere else is an error. `Err` says what is wrong.
+///
+/// It runs on the case's JSON before the case is read, so that the rest of the harness only
+/// ever sees plain elements (a 1,500-entry folder is 1,500 setup calls, written once).
+pub fn expand_each(case: &mut Value) -> Result<(), String> {
+    if let Some(setup) = case.get_mut("setup") {
+        expand_list(setup)?;
+    }
+    if let Some(Value::Array(effects)) = case.get_mut("effects") {
+        for effect in effects {
+            expand_field(effect, "lines")?;
+        }
+    }
+    if let Some(Value::Array(steps)) = case.get_mut("steps") {
+        for step in steps {
+            if let Some(text) = step.get_mut("text") {
+                expand_listing(text)?;
+            }
+            if let Some(Value::Array(dialects)) = step.get_mut("dialects") {
+                for dialect in dialects {
+                    if let Some(text) = dialect.get_mut("text") {
+                        expand_listing(text)?;
+                    }
+                }
+            }
+            if let Some(Value::Array(effects)) = step
+                .get_mut("or")
+                .and_then(|alternative| alternative.get_mut("effects"))
+            {
+                for effect in effects {
+                    expand_field(effect, "lines")?;
+                }
+            }
+        }
+    }
+    if holds_key(case, "$each") {
+        return Err(
+            "`$each` is allowed only as an element of `setup`, of an effect's `lines` or of a listing's `lines`"
+                .to_string(),
+        );
+    }
+    Ok(())
+}
+
+fn expand_listing(text: &mut Value) -> Result<(), String> {
+    match text.get_mut("listing") {
+        Some(listing) => expand_field(listing, "lines"),
+        None => Ok(()),
+    }
+}
+
+fn expand_field(object: &mut Value, field: &str) -> Result<(), String> {
+    match object.get_mut(field) {
+        Some(list) => expand_list(list),
+        None => Ok(()),
+    }
+}
+
+/// Replaces each `$each` element of `list` (if it is an array) by the elements it stands for.
+fn expand_list(list: &mut Value) -> Result<(), String> {
+    let Value::Array(items) = list else {
+        return Ok(());
+    };
+    if !items.iter().any(|item| item.get("$each").is_some()) {
+        return Ok(());
+    }
+    let mut expanded = Vec::with_capacity(items.len());
+    for item in items.drain(..) {
+        match item.get("$each") {
+            Some(each) => {
+                if item.as_object().is_some_and(|map| map.len() != 1) {
+                    return Err("`$each` must be the only key of its object".to_string());
+                }
+                let (count, template) = each_parts(each)?;
+                for i in 1..=count {
+                    expanded.push(substitute(template, &i.to_string()));
+                }
+            }
+            None => expanded.push(item),
+        }
+    }
+    *items = expanded;
+    Ok(())
+}
+
+/// The `count` and `item` of an `$each`, checked.
+fn each_parts(each: &Value) -> Result<(u64, &Value), String> {
+    let Some(map) = each.as_object() else {
+        return Err("`$each` must be an object with `count` and `item`".to_string());
+    };
+    if let Some(other) = map.keys().find(|key| *key != "count" && *key != "item") {
+        return Err(format!(
+            "`$each` has an unknown key `{other}` (it has exactly `count` and `item`)"
+        ));
+    }
+    let count = map.get("count").and_then(Value::as_u64);
+    let (Some(count), Some(item)) = (count, map.get("item")) else {
+        return Err("`$each` needs an integer `count` and an `item`".to_string());
+    };
+    if !(1..=EACH_MAX).contains(&count) {
+        return Err(format!(
+            "`$each` has `count` {count}; it must be from 1 to {EACH_MAX}"
+        ));
+    }
+    // One generator at a time: a nested one could multiply sizes past any bound.
+    if holds_key(item, "$each") || holds_key(item, "$repeat") {
+        return Err("an `$each` item may hold neither `$each` nor `$repeat`".to_string());
+    }
+    Ok((count, item))
+}
+
+/// `value` with every `{i}` in its strings (not its keys) replaced by `index`.
+fn substitute(value: &Value, index: &str) -> Value {
+    match value {
+        Value::String(text) => Value::String(text.replace(EACH_INDEX, index)),
+        Value::Array(items) => Value::Array(items.iter().map(|v| substitute(v, index)).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(key, v)| (key.clone(), substitute(v, index)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Whether an object anywhere in `value` has the key `key`.
+fn holds_key(value: &Value, key: &str) -> bool {
+    match value {
+        Value::Object(map) => map.contains_key(key) || map.values().any(|v| holds_key(v, key)),
+        Value::Array(items) => items.iter().any(|v| holds_key(v, key)),
+        _ => false,
+    }
+}
+
 /// Grading level of a rule or check (on the command line: `must`, `should`, `info`).
 #[derive(
     Debug,
@@ -360,3 +506,90 @@ pub enum EffectKind {
 
 /// Cases indexed by id, with the file each came from.
 pub type CaseIndex = BTreeMap<String, (String, Case)>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn each_expands_setup_listings_and_effect_lines_in_order() {
+        let mut case = json!({
+            "setup": [
+                {"command": "create", "path": "/memories/a", "file_text": "a"},
+                {"$each": {"count": 3, "item": {"command": "create", "path": "/memories/w/f{i}.txt", "file_text": "{i}\n"}}},
+                {"$each": {"count": 1, "item": {"input": {"command": "view", "path": "/memories/{i}"}, "rule": "r"}}}
+            ],
+            "steps": [{
+                "input": {"command": "view", "path": "/memories/w"},
+                "text": {"listing": {"header": "H", "lines": ["{size}\t/memories/w", {"$each": {"count": 2, "item": "{size}\t/memories/w/f{i}.txt"}}]}},
+                "dialects": [{"name": "d", "text": {"listing": {"header": "h", "lines": [{"$each": {"count": 2, "item": "x{i}{i}"}}]}}}],
+                "or": {"rule": "r", "choice": "c", "is_error": false, "effects": [{"path": "/memories/x", "lines": [{"$each": {"count": 2, "item": "same"}}]}]}
+            }],
+            "effects": [{"path": "/memories/big", "lines": ["first", {"$each": {"count": 2, "item": "L"}}, "last"]}]
+        });
+        assert_eq!(expand_each(&mut case), Ok(()));
+        let setup = case["setup"].as_array().map(Vec::len);
+        assert_eq!(setup, Some(5));
+        assert_eq!(case["setup"][3]["path"], "/memories/w/f3.txt");
+        assert_eq!(case["setup"][3]["file_text"], "3\n");
+        assert_eq!(case["setup"][4]["input"]["path"], "/memories/1");
+        assert_eq!(
+            case["steps"][0]["text"]["listing"]["lines"],
+            json!([
+                "{size}\t/memories/w",
+                "{size}\t/memories/w/f1.txt",
+                "{size}\t/memories/w/f2.txt"
+            ])
+        );
+        assert_eq!(
+            case["steps"][0]["dialects"][0]["text"]["listing"]["lines"],
+            json!(["x11", "x22"])
+        );
+        assert_eq!(
+            case["steps"][0]["or"]["effects"][0]["lines"],
+            json!(["same", "same"])
+        );
+        assert_eq!(
+            case["effects"][0]["lines"],
+            json!(["first", "L", "L", "last"])
+        );
+    }
+
+    #[test]
+    fn each_is_refused_when_malformed_or_elsewhere() {
+        let refused = |mut case: Value| expand_each(&mut case).is_err();
+        let each = |spec: Value| json!({"setup": [{"$each": spec}]});
+        assert!(refused(each(json!({"count": 0, "item": {}}))));
+        assert!(refused(each(json!({"count": EACH_MAX + 1, "item": {}}))));
+        assert!(refused(each(json!({"count": -1, "item": {}}))));
+        assert!(refused(each(json!({"count": 1.5, "item": {}}))));
+        assert!(refused(each(json!({"count": 2}))));
+        assert!(refused(each(json!({"count": 2, "item": {}, "from": 0}))));
+        assert!(refused(each(json!([2]))));
+        assert!(refused(each(
+            json!({"count": 2, "item": {"file_text": {"$repeat": {"line": "x", "count": 2}}}})
+        )));
+        assert!(refused(each(
+            json!({"count": 2, "item": {"$each": {"count": 2, "item": {}}}})
+        )));
+        assert!(refused(
+            json!({"setup": [{"$each": {"count": 1, "item": {}}, "rule": "r"}]})
+        ));
+        assert!(refused(
+            json!({"steps": [{"input": {"$each": {"count": 1, "item": {}}}}]})
+        ));
+        assert!(refused(
+            json!({"effects": [{"path": "/memories/a", "file_text": {"$each": {"count": 1, "item": "x"}}}]})
+        ));
+        assert!(!refused(each(json!({"count": EACH_MAX, "item": "{i}"}))));
+    }
+
+    #[test]
+    fn each_leaves_keys_and_other_braces_alone() {
+        let mut case =
+            json!({"setup": [{"$each": {"count": 2, "item": {"{i}": "{size} {i} {{base}} {j}"}}}]});
+        assert_eq!(expand_each(&mut case), Ok(()));
+        assert_eq!(case["setup"][1], json!({"{i}": "{size} 2 {{base}} {j}"}));
+    }
+}

@@ -8,7 +8,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::case::{
-    Alternative, Case, Effect, Level, Matcher, TextExpectation, command_rule, expand_generated,
+    Alternative, Case, Effect, Level, Matcher, TextExpectation, command_rule, expand_each,
+    expand_generated,
 };
 use super::matcher;
 use crate::builtin::{self, Source};
@@ -246,10 +247,15 @@ pub fn lint_files(files: &[(String, String)], spec: &Spec) -> (Suite, Vec<LintPr
                 .get("id")
                 .and_then(Value::as_str)
                 .map_or_else(|| format!("#{} (no id)", index + 1), str::to_string);
-            let case: Case = match serde_json::from_value(raw).and_then(|mut case: Case| {
-                expand_case(&mut case).map_err(serde::de::Error::custom)?;
-                Ok(case)
-            }) {
+            let mut raw = raw;
+            let read = expand_each(&mut raw)
+                .map_err(serde::de::Error::custom)
+                .and_then(|()| serde_json::from_value(raw))
+                .and_then(|mut case: Case| {
+                    expand_case(&mut case).map_err(serde::de::Error::custom)?;
+                    Ok(case)
+                });
+            let case: Case = match read {
                 Ok(case) => case,
                 Err(e) => {
                     problems.push(LintProblem {
@@ -549,8 +555,10 @@ fn validate(expected: &TextExpectation) -> Result<(), String> {
     match expected {
         TextExpectation::Exact(_) | TextExpectation::Matcher(Matcher::Prefix(_)) => Ok(()),
         TextExpectation::Matcher(Matcher::Template(t)) => matcher::compile(t).map(drop),
+        // A listing may have thousands of lines (`$each`): each is parsed, and the regexes are
+        // the few shapes they share, compiled when matched.
         TextExpectation::Matcher(Matcher::Listing { lines, .. }) => {
-            lines.iter().try_for_each(|l| matcher::compile(l).map(drop))
+            lines.iter().try_for_each(|l| matcher::parse(l).map(drop))
         }
     }
 }

@@ -1,5 +1,7 @@
 //! Matching a backend's text against an expectation.
 
+use std::collections::HashMap;
+
 use regex::Regex;
 
 use super::case::{Matcher, TextExpectation};
@@ -21,9 +23,18 @@ pub fn matches(expected: &TextExpectation, actual: &str) -> Result<bool, String>
     })
 }
 
-/// Compiles a template into an anchored regex. Errors name the bad placeholder.
-pub fn compile(template: &str) -> Result<Regex, String> {
-    let mut pattern = String::from("(?s)^");
+/// One piece of a template: literal text, or a placeholder's regex.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    /// Text matched as it is (`{{` and `}}` already made single braces).
+    Literal(String),
+    /// A placeholder, as the regex it stands for.
+    Placeholder(&'static str),
+}
+
+/// Reads a template into its pieces. Errors name the bad placeholder.
+pub fn parse(template: &str) -> Result<Vec<Piece>, String> {
+    let mut pieces = Vec::new();
     let mut literal = String::new();
     let mut rest = template;
     while let Some(i) = rest.find(['{', '}']) {
@@ -42,9 +53,10 @@ pub fn compile(template: &str) -> Result<Regex, String> {
         let Some(end) = tail.find('}') else {
             return Err(format!("unclosed placeholder in template {template:?}"));
         };
-        pattern.push_str(&regex::escape(&literal));
-        literal.clear();
-        pattern.push_str(match &tail[1..end] {
+        if !literal.is_empty() {
+            pieces.push(Piece::Literal(std::mem::take(&mut literal)));
+        }
+        pieces.push(Piece::Placeholder(match &tail[1..end] {
             "size" => SIZE,
             "any" => "[^\n]*",
             "int" => "-?[0-9]+",
@@ -54,36 +66,172 @@ pub fn compile(template: &str) -> Result<Regex, String> {
                     "unknown placeholder `{{{other}}}` in template {template:?} (known: size, any, int, lines)"
                 ));
             }
-        });
+        }));
         rest = &tail[end + 1..];
     }
     literal.push_str(rest);
-    pattern.push_str(&regex::escape(&literal));
+    if !literal.is_empty() {
+        pieces.push(Piece::Literal(literal));
+    }
+    Ok(pieces)
+}
+
+/// The anchored regex of `pieces`.
+fn pattern(pieces: &[Piece]) -> String {
+    let mut pattern = String::from("(?s)^");
+    for piece in pieces {
+        match piece {
+            Piece::Literal(text) => pattern.push_str(&regex::escape(text)),
+            Piece::Placeholder(regex) => pattern.push_str(regex),
+        }
+    }
     pattern.push('$');
-    Regex::new(&pattern).map_err(|e| format!("template {template:?} does not compile: {e}"))
+    pattern
+}
+
+/// Compiles a template into an anchored regex. Errors name the bad placeholder.
+pub fn compile(template: &str) -> Result<Regex, String> {
+    let pieces = parse(template)?;
+    Regex::new(&pattern(&pieces))
+        .map_err(|e| format!("template {template:?} does not compile: {e}"))
+}
+
+/// A template cut after its last placeholder: the regex of everything up to it (`None` when
+/// it has no placeholder), and the literal text after it. A line matches the template exactly
+/// when it ends with `tail` and the rest matches `head`: the generated lines of a big listing
+/// (`{size}\t/memories/wide/f17.txt`) then share one head regex, compiled once, and each finds
+/// its line by its tail.
+struct Split {
+    head: Option<String>,
+    tail: String,
+}
+
+fn split(template: &str) -> Result<Split, String> {
+    let pieces = parse(template)?;
+    let last = pieces
+        .iter()
+        .rposition(|piece| matches!(piece, Piece::Placeholder(_)));
+    let Some(last) = last else {
+        return Ok(Split {
+            head: None,
+            tail: literal_text(&pieces),
+        });
+    };
+    Ok(Split {
+        head: Some(pattern(&pieces[..=last])),
+        tail: literal_text(&pieces[last + 1..]),
+    })
+}
+
+fn literal_text(pieces: &[Piece]) -> String {
+    pieces
+        .iter()
+        .map(|piece| match piece {
+            Piece::Literal(text) => text.as_str(),
+            Piece::Placeholder(_) => "",
+        })
+        .collect()
+}
+
+/// The templates of a listing, each split, with the head regexes they share compiled once.
+struct Templates {
+    splits: Vec<Split>,
+    heads: HashMap<String, Regex>,
+}
+
+impl Templates {
+    fn new(lines: &[String]) -> Result<Templates, String> {
+        let mut splits = Vec::with_capacity(lines.len());
+        let mut heads = HashMap::new();
+        for line in lines {
+            let bare = line.strip_suffix('/').unwrap_or(line);
+            let split = split(bare)?;
+            if let Some(head) = &split.head
+                && !heads.contains_key(head)
+            {
+                let regex = Regex::new(head)
+                    .map_err(|e| format!("template {bare:?} does not compile: {e}"))?;
+                heads.insert(head.clone(), regex);
+            }
+            splits.push(split);
+        }
+        Ok(Templates { splits, heads })
+    }
+
+    /// Whether template `index` matches the whole of `line`.
+    fn matches(&self, index: usize, line: &str) -> bool {
+        let Some(split) = self.splits.get(index) else {
+            return false;
+        };
+        let Some(rest) = line.strip_suffix(split.tail.as_str()) else {
+            return false;
+        };
+        match &split.head {
+            None => rest.is_empty(),
+            Some(head) => self.heads.get(head).is_some_and(|re| re.is_match(rest)),
+        }
+    }
+}
+
+/// The indexes of `lines`, grouped by their last `len` bytes, for each tail length asked.
+struct ByTail<'a> {
+    lines: &'a [&'a str],
+    by_len: HashMap<usize, HashMap<&'a str, Vec<usize>>>,
+}
+
+impl<'a> ByTail<'a> {
+    fn new(lines: &'a [&'a str]) -> ByTail<'a> {
+        ByTail {
+            lines,
+            by_len: HashMap::new(),
+        }
+    }
+
+    /// The indexes of the lines ending with `tail`, in line order.
+    fn ending_with(&mut self, tail: &str) -> &[usize] {
+        let lines = self.lines;
+        let index = self.by_len.entry(tail.len()).or_insert_with(|| {
+            let mut index: HashMap<&str, Vec<usize>> = HashMap::new();
+            for (i, line) in lines.iter().enumerate() {
+                if let Some(cut) = line.len().checked_sub(tail.len())
+                    && line.is_char_boundary(cut)
+                {
+                    index.entry(&line[cut..]).or_default().push(i);
+                }
+            }
+            index
+        });
+        index.get(tail).map_or(&[], Vec::as_slice)
+    }
 }
 
 /// A listing: first line exactly `header`, then the other lines matched as a set against
-/// `lines`. A trailing `/` on a line is not significant here (the folder marker is a decision,
-/// tested by its own case).
+/// `lines`: each template, in order, takes the first line (in the answer's order) that it
+/// matches and no earlier template took. A trailing `/` on a line is not significant here (the
+/// folder marker is a decision, tested by its own case). Linear in the listing's length for
+/// templates that end in literal text, which a listing's lines do.
 fn listing_matches(header: &str, lines: &[String], actual: &str) -> Result<bool, String> {
     let mut actual_lines = actual.split('\n');
     if actual_lines.next() != Some(header) {
         return Ok(false);
     }
-    let mut remaining: Vec<&str> = actual_lines
+    let remaining: Vec<&str> = actual_lines
         .map(|l| l.strip_suffix('/').unwrap_or(l))
         .collect();
     if remaining.len() != lines.len() {
         return Ok(false);
     }
-    for template in lines {
-        let template = template.strip_suffix('/').unwrap_or(template);
-        let regex = compile(template)?;
-        match remaining.iter().position(|line| regex.is_match(line)) {
-            Some(i) => {
-                remaining.swap_remove(i);
-            }
+    let templates = Templates::new(lines)?;
+    let mut by_tail = ByTail::new(&remaining);
+    let mut taken = vec![false; remaining.len()];
+    for (t, split) in templates.splits.iter().enumerate() {
+        let found = by_tail
+            .ending_with(&split.tail)
+            .iter()
+            .copied()
+            .find(|&i| !taken[i] && templates.matches(t, remaining[i]));
+        match found {
+            Some(i) => taken[i] = true,
             None => return Ok(false),
         }
     }
@@ -162,22 +310,44 @@ fn compile_literal(line: &str) -> Result<String, String> {
 }
 
 /// The header, then the actual lines that some template matched, in the actual order, then
-/// the templates that matched nothing.
+/// the templates that matched nothing. Each actual line is taken by the first template (in
+/// order) not yet used that matches it; templates are found by their tails, so a listing of
+/// thousands of lines is aligned in linear time.
 fn aligned_listing(header: &str, lines: &[String], actual: &str) -> Result<String, String> {
-    let mut templates: Vec<(&str, Regex)> = Vec::new();
-    for line in lines {
-        let bare = line.strip_suffix('/').unwrap_or(line);
-        templates.push((line.as_str(), compile(bare)?));
+    let templates = Templates::new(lines)?;
+    let mut by_tail: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (t, split) in templates.splits.iter().enumerate() {
+        by_tail.entry(split.tail.as_str()).or_default().push(t);
     }
+    let mut tail_lengths: Vec<usize> = by_tail.keys().map(|tail| tail.len()).collect();
+    tail_lengths.sort_unstable();
+    tail_lengths.dedup();
+    let mut used = vec![false; lines.len()];
     let mut out = vec![header.to_string()];
     for line in actual.split('\n').skip(1) {
         let bare = line.strip_suffix('/').unwrap_or(line);
-        if let Some(i) = templates.iter().position(|(_, re)| re.is_match(bare)) {
-            templates.remove(i);
+        let mut best: Option<usize> = None;
+        for &len in &tail_lengths {
+            let Some(cut) = bare.len().checked_sub(len) else {
+                continue;
+            };
+            let Some(candidates) = bare.get(cut..).and_then(|tail| by_tail.get(tail)) else {
+                continue;
+            };
+            let first = candidates
+                .iter()
+                .copied()
+                .find(|&t| !used[t] && templates.matches(t, bare));
+            if let Some(t) = first {
+                best = Some(best.map_or(t, |b| b.min(t)));
+            }
+        }
+        if let Some(t) = best {
+            used[t] = true;
             out.push(line.to_string());
         }
     }
-    for (line, _) in templates {
+    for (line, _) in lines.iter().zip(&used).filter(|(_, used)| !**used) {
         out.push(format!("{line}{TEMPLATE_MARK}"));
     }
     Ok(out.join("\n"))

@@ -40,6 +40,20 @@ impl Selection {
             && (!self.hostile_only || case.case.hostile)
     }
 
+    /// Whether the race `race.{name}` of `check --clients N` is selected: it is in area `races`,
+    /// checks the `concurrency.*` rules at SHOULD, and is no attack.
+    pub fn selects_race(&self, name: &str) -> bool {
+        let id = format!("race.{name}");
+        (self.ids.is_empty() || self.ids.iter().any(|p| glob(p, &id)))
+            && (self.areas.is_empty() || self.areas.iter().any(|a| a == "races"))
+            && (self.rules.is_empty()
+                || crate::fuzz::race::RULES
+                    .iter()
+                    .any(|r| self.rules.iter().any(|s| s == r.as_str())))
+            && (self.levels.is_empty() || self.levels.contains(&Level::Should))
+            && !self.hostile_only
+    }
+
     /// The selected cases, in suite order.
     pub fn apply<'a>(&self, suite: &'a Suite) -> Vec<&'a LoadedCase> {
         suite.cases.iter().filter(|c| self.selects(c)).collect()
@@ -797,32 +811,17 @@ fn verify_setup(
     Ok(())
 }
 
-/// Texts longer than this are not read back through the tool: a view of them is long, and
-/// under the GA revision Claude is told views past 16,000 characters may be cut.
-const READ_BACK_LIMIT: usize = 16_000;
-
-/// Reads an effect back with the backend's own `view`: `None` when it holds or the tool cannot
-/// show it, else what the view showed instead.
+/// Reads an effect back with the backend's own `view` (several views for a long file whose
+/// plain view is cut, see [`witness::read_back`]): `None` when it holds or the tool cannot
+/// show it, else what the views showed instead.
 fn read_back(
     session: &mut Session,
     path: &str,
     expect: &EffectKind,
     result: &mut CaseResult,
 ) -> Result<Option<String>, Fault> {
-    let too_long = match expect {
-        EffectKind::FileText(text) => text.len() > READ_BACK_LIMIT,
-        EffectKind::Lines(lines) => {
-            lines.iter().map(|l| l.len() + 1).sum::<usize>() > READ_BACK_LIMIT
-        }
-        _ => false,
-    };
-    let Some(input) = witness::view_of(path, expect).filter(|_| !too_long) else {
-        return Ok(None);
-    };
-    let answer = call(session, Phase::Witness, &input, result)?;
-    Ok(match witness::judge(path, expect, &answer) {
-        witness::Seen::Holds => None,
-        witness::Seen::Differs(what) => Some(what),
+    witness::read_back(path, expect, |input| {
+        call(session, Phase::Witness, input, result)
     })
 }
 
