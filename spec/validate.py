@@ -4,7 +4,8 @@
     python3 -m venv /tmp/v && /tmp/v/bin/pip install jsonschema && /tmp/v/bin/python spec/validate.py
 
 Checks: schema validity (draft 2020-12, formats on), including cases/*.json and
-tests/fixtures/cases/*.json against cases.schema.json; ids unique, never reused by a retired
+tests/fixtures/cases/*.json against cases.schema.json, and that a case's `$each` stands only where
+the format allows it; ids unique, never reused by a retired
 entry; every rule a decision cites (or is retired by) exists; every revision an `in` entry names
 exists, and every decision a rule is graded `as`; lineages.json against its schema;
 every {placeholder} of a rule template is explained;
@@ -117,6 +118,45 @@ for path in case_files:
     n_cases += len(doc.get("cases", []))
     for err in sorted(case_validator.iter_errors(doc), key=lambda e: list(e.path)):
         errors.append(f"{path.relative_to(HERE.parent)}: {'/'.join(map(str, err.path))}: {err.message}")
+
+# `$each` (see cases/README.md) is allowed only as an element of `setup`, of an effect's `lines`
+# (in `effects` or a step's `or`) or of a listing's `lines` (in a step's text or a dialect's);
+# the schema cannot see where a tool input (any JSON) holds one, so it is checked here, as
+# `memspec cases lint` does.
+def each_elsewhere(value, allowed=False):
+    """Counts the objects with a `$each` key in `value` that are not allowed where they are."""
+    if isinstance(value, list):
+        return sum(each_elsewhere(v) if not (allowed and isinstance(v, dict) and "$each" in v) else 0
+                   for v in value)
+    if isinstance(value, dict):
+        return ("$each" in value) + sum(each_elsewhere(v) for v in value.values())
+    return 0
+
+
+def allowed_each(case):
+    n = each_elsewhere(case.get("setup", []), allowed=True)
+    lists = [case.get("effects", [])]
+    for step in case.get("steps", []):
+        lists.append((step.get("or") or {}).get("effects", []) if isinstance(step.get("or"), dict) else [])
+        texts = [step.get("text")] + [d.get("text") for d in step.get("dialects", []) if isinstance(d, dict)]
+        for text in texts:
+            if isinstance(text, dict) and isinstance(text.get("listing"), dict):
+                n += each_elsewhere(text["listing"].get("lines", []), allowed=True)
+        n += each_elsewhere({k: v for k, v in step.items() if k not in ("text", "dialects", "or")})
+    for effects in lists:
+        for effect in effects if isinstance(effects, list) else []:
+            if isinstance(effect, dict):
+                n += each_elsewhere(effect.get("lines", []), allowed=True)
+                n += each_elsewhere({k: v for k, v in effect.items() if k != "lines"})
+    rest = {k: v for k, v in case.items() if k not in ("setup", "steps", "effects")}
+    return n + each_elsewhere(rest)
+
+
+for path in case_files:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    for case in doc.get("cases", []):
+        if isinstance(case, dict) and allowed_each(case):
+            errors.append(f"{path.relative_to(HERE.parent)}: case {case.get('id')}: `$each` is allowed only as an element of `setup`, of an effect's `lines` or of a listing's `lines`")
 
 if errors:
     print("\n".join(errors))
