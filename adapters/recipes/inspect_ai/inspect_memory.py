@@ -23,6 +23,7 @@ from typing import Any
 
 from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, execute_tools
 from inspect_ai.tool import ToolCall, memory
+# Private module: what inspect itself calls to give each sample (and subtask) its store; 0.3.285.
 from inspect_ai.util._store import Store, init_subtask_store
 
 try:
