@@ -416,4 +416,54 @@ mod tests {
         );
         assert_eq!(aligned(&TextExpectation::Exact("x".into()), "y"), Ok(None));
     }
+    #[test]
+    fn a_generated_listing_of_thousands_of_lines_matches_whole_and_only_whole() {
+        let lines: Vec<String> = std::iter::once("{size}\t/m/w".to_string())
+            .chain((1..=3000).map(|i| format!("{{size}}\t/m/w/f{i}.txt")))
+            .collect();
+        let listing = TextExpectation::Matcher(Matcher::Listing {
+            header: "H".to_string(),
+            lines,
+        });
+        let mut actual: Vec<String> = (1..=3000)
+            .rev()
+            .map(|i| format!("{i}B\t/m/w/f{i}.txt"))
+            .collect();
+        actual.insert(1500, "96K\t/m/w".to_string());
+        let whole = format!("H\n{}", actual.join("\n"));
+        let started = std::time::Instant::now();
+        assert_eq!(matches(&listing, &whole), Ok(true));
+        // Linear, not 3,000 regexes times 3,000 lines (that took seconds).
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        // Cut after 1,000 entries, or one entry swapped for another: no match.
+        let cut = format!("H\n{}", actual[..1000].join("\n"));
+        assert_eq!(matches(&listing, &cut), Ok(false));
+        let mut swapped = actual.clone();
+        swapped[7] = "1B\t/m/w/g7.txt".to_string();
+        assert_eq!(
+            matches(&listing, &format!("H\n{}", swapped.join("\n"))),
+            Ok(false)
+        );
+        // A size that is not one, on the last line.
+        let mut bad = actual.clone();
+        bad[2999] = "big\t/m/w/f1.txt".to_string();
+        assert_eq!(
+            matches(&listing, &format!("H\n{}", bad.join("\n"))),
+            Ok(false)
+        );
+        // The diff of a cut listing shows the lines that came and marks the 2,000 that did not.
+        let shown = aligned(&listing, &cut).ok().flatten().unwrap_or_default();
+        assert_eq!(shown.matches(TEMPLATE_MARK).count(), 2001);
+        assert!(shown.starts_with("H\n3000B\t/m/w/f3000.txt\n"));
+    }
+
+    #[test]
+    fn templates_without_placeholders_and_brace_escapes_split_right() {
+        let listing = TextExpectation::Matcher(Matcher::Listing {
+            header: "H".to_string(),
+            lines: vec!["a{{b}}".into(), "{int} x}}".into(), "{any}/".into()],
+        });
+        assert_eq!(matches(&listing, "H\na{b}\n-3 x}\nanything/"), Ok(true));
+        assert_eq!(matches(&listing, "H\na{{b}}\n-3 x}\nanything"), Ok(false));
+    }
 }
