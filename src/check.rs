@@ -28,6 +28,9 @@ pub struct CheckConfig {
     /// After a run on several workers, run the cases that failed or broke again, one at a
     /// time, and note those that do not fail alone (see [`RECHECK_FLOOR`]).
     pub recheck: bool,
+    /// With 2 or more, the races of [`crate::fuzz::race`] are run after the cases, with this
+    /// many processes of the backend on one store, and reported as `race.*` results.
+    pub clients: usize,
 }
 
 /// The least time a recheck may take: it starts no case once as long as the run itself took
@@ -109,19 +112,34 @@ fn rule_hint(similar: &[String], total: usize) -> String {
 
 /// Refuses a selection value that matches no case on its own: a typo in `--area` or `--rule`
 /// should name the known values, not report an empty selection.
-fn validate(selection: &Selection, suite: &Suite) -> Result<(), SelectionError> {
-    let areas: BTreeSet<&str> = suite.cases.iter().map(|c| c.area.as_str()).collect();
+fn validate(selection: &Selection, suite: &Suite, races: bool) -> Result<(), SelectionError> {
+    // With `--clients N` the races are results too: their area, rules and ids select.
+    let race_ids: Vec<String> = if races {
+        crate::fuzz::race::RACES
+            .iter()
+            .map(|r| format!("race.{r}"))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut areas: BTreeSet<&str> = suite.cases.iter().map(|c| c.area.as_str()).collect();
+    if races {
+        areas.insert("races");
+    }
     if let Some(area) = selection.areas.iter().find(|a| !areas.contains(a.as_str())) {
         return Err(SelectionError::UnknownArea {
             area: area.clone(),
             known: areas.iter().map(|a| (*a).to_string()).collect(),
         });
     }
-    let rules: BTreeSet<&str> = suite
+    let mut rules: BTreeSet<&str> = suite
         .cases
         .iter()
         .flat_map(|c| c.case.rules.iter().map(String::as_str))
         .collect();
+    if races {
+        rules.extend(crate::fuzz::race::RULES.iter().map(|r| r.as_str()));
+    }
     if let Some(rule) = selection.rules.iter().find(|r| !rules.contains(r.as_str())) {
         let prefix = rule.split('.').next().unwrap_or_default();
         let similar = rules
@@ -135,11 +153,10 @@ fn validate(selection: &Selection, suite: &Suite) -> Result<(), SelectionError> 
             total: rules.len(),
         });
     }
-    if let Some(pattern) = selection
-        .ids
-        .iter()
-        .find(|p| !suite.cases.iter().any(|c| runner::glob(p, &c.case.id)))
-    {
+    if let Some(pattern) = selection.ids.iter().find(|p| {
+        !suite.cases.iter().any(|c| runner::glob(p, &c.case.id))
+            && !race_ids.iter().any(|id| runner::glob(p, id))
+    }) {
         return Err(SelectionError::NoCaseId {
             pattern: pattern.clone(),
         });
@@ -185,19 +202,31 @@ pub fn check(
         .as_deref()
         .map(|path| Baseline::read_for(path, revision))
         .transpose()?;
-    validate(&config.selection, &loaded.suite)?;
+    validate(&config.selection, &loaded.suite, config.clients > 1)?;
     let selected = config.selection.apply(&loaded.suite);
-    if selected.is_empty() {
+    let races: Vec<&str> = if config.clients > 1 {
+        crate::fuzz::race::RACES
+            .into_iter()
+            .filter(|race| config.selection.selects_race(race))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if selected.is_empty() && races.is_empty() {
         return Err(CheckError::EmptySelection {
             total: loaded.suite.cases.len(),
         });
     }
     on_start(selected.len());
     let started = Instant::now();
-    let ran = runner::run_noted(&selected, &config.backend, &config.options, progress)?;
+    let ran = if selected.is_empty() {
+        runner::Ran::default()
+    } else {
+        runner::run_noted(&selected, &config.backend, &config.options, progress)?
+    };
     let mut results = ran.results;
     let elapsed = started.elapsed();
-    let workers = config.options.jobs.clamp(1, selected.len());
+    let workers = config.options.jobs.clamp(1, selected.len().max(1));
     let mut notes = ran.notes;
     if config.recheck && workers > 1 {
         let failed: BTreeSet<&str> = results
@@ -212,6 +241,20 @@ pub fn check(
             .collect();
         notes.extend(recheck(
             &failed, config, workers, elapsed, on_start, progress,
+        ));
+    }
+    if !races.is_empty() {
+        let timeouts = crate::backend::Timeouts {
+            call: config.options.timeout,
+            startup: config.options.startup,
+        };
+        results.extend(crate::fuzz::race::check_results(
+            &races,
+            &config.backend,
+            config.clients,
+            &loaded.spec,
+            timeouts,
+            config.options.strict,
         ));
     }
     // Results come back in the order of the selection.
@@ -237,7 +280,8 @@ pub fn check(
         strict: config.options.strict,
         results,
         baseline_problems,
-        elapsed,
+        // The races, when run, come after the cases and count in the run's time.
+        elapsed: started.elapsed(),
         workers,
         notes,
     })

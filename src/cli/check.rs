@@ -241,6 +241,11 @@ pub(crate) struct CheckArgs {
     /// backend processes share one store).
     #[arg(long)]
     pub(crate) no_recheck: bool,
+    /// After the cases, race this many processes of the backend on one store (creates of one
+    /// path, edits of one file, a rename against views, a delete against a create), reported
+    /// as `race.*` results under the `concurrency.*` rules (SHOULD).
+    #[arg(long, default_value_t = 1, value_parser = super::at_least_one)]
+    pub(crate) clients: usize,
     /// Per-call timeout in seconds.
     #[arg(long, default_value_t = DEFAULT_TIMEOUT, value_parser = super::positive_seconds)]
     pub(crate) timeout: f64,
@@ -359,6 +364,7 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
         },
         baseline: args.baseline.clone(),
         recheck: !args.no_recheck,
+        clients: args.clients,
     };
     let loaded = match check::load(&spec_source, &cases_source, revision) {
         Ok(loaded) => loaded,
@@ -567,6 +573,7 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
             baseline: None,
             // The matrix shows results only: a recheck's note would have nowhere to go.
             recheck: false,
+            clients: 1,
         };
         match check::check(&config, &loaded, Vec::new(), &|_| {}, &|_| {}) {
             Ok(report) => columns.push(report::matrix::Column {
@@ -630,6 +637,9 @@ pub(crate) fn repro_args(args: &CheckArgs) -> Vec<String> {
     }
     if let Some(revision) = args.dirs.revision {
         repro.extend(["--revision".to_string(), revision.to_string()]);
+    }
+    if args.clients > 1 {
+        repro.extend(["--clients".to_string(), args.clients.to_string()]);
     }
     // A slow backend's case reruns only with the time it was given: without them, the rerun
     // times out where the run did not (or the other way round).

@@ -21,7 +21,7 @@ use crate::spec::{Revision, RuleId, Spec, known};
 use crate::suite::witness;
 
 /// The rules the races check (no case of the suite does; `spec coverage` names the races).
-pub const RULES: [RuleId; 3] = [
+pub static RULES: [RuleId; 3] = [
     known::CONCURRENCY_NO_LOST_UPDATE,
     known::CONCURRENCY_ONE_CREATE,
     known::CONCURRENCY_REAL_STATES,
@@ -412,4 +412,92 @@ fn delete_create(first: &mut Session, others: &mut [Session], spec: &Spec, tag: 
         ));
     }
     Ok((clients + 3, found_, log))
+}
+
+/// Rounds of each race in `check --clients N`: a race shows only when the calls meet, so each is
+/// run more than once.
+pub const CHECK_ROUNDS: usize = 3;
+
+/// The fixed races of `check --clients N`, as results of the run (`race.<name>`, area `races`):
+/// each race [`CHECK_ROUNDS`] times with `clients` processes on a fresh store; its first finding
+/// fails (or warns) it, a backend that broke makes it an `error`.
+pub fn check_results(
+    races: &[&'static str],
+    backend: &crate::backend::BackendSpec,
+    clients: usize,
+    spec: &Spec,
+    timeouts: crate::backend::Timeouts,
+    strict: bool,
+) -> Vec<crate::suite::grade::CaseResult> {
+    use crate::suite::grade::{CaseResult, Check, Finding, Outcome};
+    races
+        .iter()
+        .enumerate()
+        .map(|(index, race)| {
+            let started = std::time::Instant::now();
+            let mut rng = Rng::new(index as u64 + 1);
+            let mut outcome = Outcome::Pass;
+            let mut reason = None;
+            let mut findings = Vec::new();
+            for _ in 0..CHECK_ROUNDS {
+                let raced = Session::start(backend, timeouts).and_then(|mut first| {
+                    let raced = run(race, &mut first, clients, spec, &mut rng);
+                    first.discard();
+                    raced
+                });
+                match raced {
+                    Ok(raced) if raced.found.is_empty() => {}
+                    Ok(raced) => {
+                        findings = raced
+                            .found
+                            .into_iter()
+                            .map(|found| Finding {
+                                check: Check::Effect,
+                                level: found.level,
+                                rule: found.rule,
+                                step: None,
+                                message: found.message,
+                                expected: found.expected,
+                                actual: found.actual.or_else(|| Some(raced.log.join("\n"))),
+                                dialect: None,
+                                follows: None,
+                                expected_shown: None,
+                            })
+                            .collect();
+                        outcome = CaseResult::graded(&findings, strict);
+                        break;
+                    }
+                    Err(fault) => {
+                        outcome = Outcome::Error;
+                        reason = Some(fault.to_string());
+                        break;
+                    }
+                }
+            }
+            CaseResult {
+                id: format!("race.{race}"),
+                area: "races".to_string(),
+                title: format!(
+                    "{clients} clients on one store: {}",
+                    match *race {
+                        "create-create" => "every client creates the same path at once",
+                        "edit-edit" => "each client replaces a different line of one file at once",
+                        "rename-view" => "one client renames a file while the others view it",
+                        _ => "one client deletes a folder while another creates a file in it",
+                    }
+                ),
+                level: crate::suite::case::Level::Should,
+                hostile: false,
+                rules: RULES.iter().map(ToString::to_string).collect(),
+                outcome,
+                reason,
+                findings,
+                calls: Vec::new(),
+                duration: started.elapsed(),
+                start_time: std::time::Duration::ZERO,
+                baselined: None,
+                choices: Vec::new(),
+            }
+        })
+        .collect()
 }

@@ -64,6 +64,7 @@ pub fn confirm(
             },
             baseline: None,
             recheck: false,
+            clients: 1,
         };
         let report = check::check(&config, &loaded, Vec::new(), &|_| {}, &|_| {})
             .map_err(|e| FuzzError::Harness(format!("cannot run the kept case: {e}")))?;

@@ -40,6 +40,20 @@ impl Selection {
             && (!self.hostile_only || case.case.hostile)
     }
 
+    /// Whether the race `race.{name}` of `check --clients N` is selected: it is in area `races`,
+    /// checks the `concurrency.*` rules at SHOULD, and is no attack.
+    pub fn selects_race(&self, name: &str) -> bool {
+        let id = format!("race.{name}");
+        (self.ids.is_empty() || self.ids.iter().any(|p| glob(p, &id)))
+            && (self.areas.is_empty() || self.areas.iter().any(|a| a == "races"))
+            && (self.rules.is_empty()
+                || crate::fuzz::race::RULES
+                    .iter()
+                    .any(|r| self.rules.iter().any(|s| s == r.as_str())))
+            && (self.levels.is_empty() || self.levels.contains(&Level::Should))
+            && !self.hostile_only
+    }
+
     /// The selected cases, in suite order.
     pub fn apply<'a>(&self, suite: &'a Suite) -> Vec<&'a LoadedCase> {
         suite.cases.iter().filter(|c| self.selects(c)).collect()
