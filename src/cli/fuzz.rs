@@ -53,6 +53,10 @@ pub(crate) struct FuzzArgs {
     /// rule.
     #[arg(long)]
     pub(crate) keep_going: bool,
+    /// Keep each divergence as found (cut after the step that shows it) instead of shrinking
+    /// it: faster, for throughput measurements or a first look.
+    #[arg(long)]
+    pub(crate) no_shrink: bool,
     /// Write each shrunk divergence here as a case (`<id>.json`, for `check --cases DIR`) and a
     /// transcript (`<id>.jsonl`, for `replay`).
     #[arg(long, short = 'o', value_name = "DIR")]
@@ -100,6 +104,7 @@ pub(crate) fn run_fuzz(args: &FuzzArgs) -> ExitCode {
         jobs: args.jobs,
         clients: args.clients,
         keep_going: args.keep_going,
+        shrink: !args.no_shrink,
         out: args.output.clone(),
     };
     let bar = ProgressBar::hidden();

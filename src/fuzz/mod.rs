@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::backend::{BackendSpec, DEFAULT_STARTUP, Timeouts};
-use crate::exec::{Fault, Session};
+use crate::exec::Fault;
 use crate::spec::{Revision, Spec};
 use facts::{Found, Kind};
 use generate::{Action, Generator};
@@ -61,6 +61,8 @@ pub struct FuzzOptions {
     pub clients: usize,
     /// Go on after the first finding, keeping one per kind and rule.
     pub keep_going: bool,
+    /// Shrink what is found (else it is kept as found, cut after the finding).
+    pub shrink: bool,
     /// Where shrunk cases and transcripts are written.
     pub out: Option<PathBuf>,
 }
@@ -342,7 +344,13 @@ fn sequence_once(run: &Run<'_>, index: usize) -> Result<(), FuzzError> {
         run.counted(tried.calls);
         tried.found
     };
-    let (actions, shown, shrink_trials) = shrink::shrink(actions, first, SHRINK, &mut trial);
+    let (actions, shown, shrink_trials) = if run.options.shrink {
+        shrink::shrink(actions, first, SHRINK, &mut trial)
+    } else {
+        let mut actions = actions;
+        actions.truncate(first.action + 1);
+        (actions, first, 0)
+    };
     let kept = keep::keep(&actions, &shown, run.spec)?;
     run.record(Divergence {
         steps: actions.iter().map(Action::describe).collect(),
@@ -367,13 +375,14 @@ fn race_once(run: &Run<'_>, index: usize) -> Result<(), FuzzError> {
         call: run.options.timeout,
         startup: DEFAULT_STARTUP,
     };
-    let mut first = match Session::start(&run.options.backend, timeouts) {
-        Ok(session) => session,
-        Err(Fault::Harness(message)) => return Err(FuzzError::Harness(message)),
-        Err(fault) => return Err(FuzzError::NeverStarted(fault.to_string())),
-    };
-    let raced = race::run(race, &mut first, run.options.clients, run.spec, &mut rng);
-    first.discard();
+    let mut sessions =
+        match race::start_clients(&run.options.backend, run.options.clients, timeouts) {
+            Ok(sessions) => sessions,
+            Err(Fault::Harness(message)) => return Err(FuzzError::Harness(message)),
+            Err(fault) => return Err(FuzzError::NeverStarted(fault.to_string())),
+        };
+    let raced = race::run(race, &mut sessions, run.spec, &mut rng);
+    race::discard(sessions);
     let raced = match raced {
         Ok(raced) => raced,
         Err(Fault::Harness(message)) => return Err(FuzzError::Harness(message)),

@@ -47,32 +47,50 @@ pub struct Raced {
 /// not run it.
 pub type RaceError = Fault;
 
-/// Runs race `race` with `clients` processes on a fresh store; `tag` makes its paths unique to
-/// the run (any store may keep state across runs).
+/// Runs race `race` on `sessions` (two or more clients of one store, see [`Session::client`]);
+/// `rng` makes its paths unique (a store keeps what earlier races left).
 pub fn run(
     race: &'static str,
-    first: &mut Session,
-    clients: usize,
+    sessions: &mut [Session],
     spec: &Spec,
     rng: &mut Rng,
 ) -> Result<Raced, RaceError> {
     let tag = rng.below(1_000_000);
-    let mut others: Vec<Session> = (1..clients.max(2)).map(|_| first.client()).collect();
-    let result = match race {
-        "create-create" => create_create(first, &mut others, spec, tag),
-        "edit-edit" => edit_edit(first, &mut others, spec, tag),
-        "rename-view" => rename_view(first, &mut others, spec, tag),
-        _ => delete_create(first, &mut others, spec, tag),
+    let Some((first, others)) = sessions.split_first_mut() else {
+        return Err(Fault::Harness("a race needs clients".to_string()));
     };
-    for other in others {
-        other.discard();
-    }
+    let result = match race {
+        "create-create" => create_create(first, others, spec, tag),
+        "edit-edit" => edit_edit(first, others, spec, tag),
+        "rename-view" => rename_view(first, others, spec, tag),
+        _ => delete_create(first, others, spec, tag),
+    };
     result.map(|(calls, found, log)| Raced {
         race,
         calls,
         found,
         log,
     })
+}
+
+/// `clients` sessions on one fresh store: the first started, the others its clients (started by
+/// their first call).
+pub fn start_clients(
+    backend: &crate::backend::BackendSpec,
+    count: usize,
+    timeouts: crate::backend::Timeouts,
+) -> Result<Vec<Session>, RaceError> {
+    let first = Session::start(backend, timeouts)?;
+    let mut sessions: Vec<Session> = (1..count.max(2)).map(|_| first.client()).collect();
+    sessions.insert(0, first);
+    Ok(sessions)
+}
+
+/// Ends every client (the store is removed with the last).
+pub fn discard(sessions: Vec<Session>) {
+    for session in sessions {
+        session.discard();
+    }
 }
 
 type Outcome = Result<(usize, Vec<Found>, Vec<String>), RaceError>;
@@ -430,21 +448,22 @@ pub fn check_results(
     strict: bool,
 ) -> Vec<crate::suite::grade::CaseResult> {
     use crate::suite::grade::{CaseResult, Check, Finding, Outcome};
-    races
+    // One set of processes for every race and round: a Python backend's start-up (importing
+    // its SDK) costs more than the races themselves. Each race works on paths of its own.
+    let mut sessions = start_clients(backend, clients, timeouts);
+    let mut rng = Rng::new(1);
+    let results = races
         .iter()
-        .enumerate()
-        .map(|(index, race)| {
+        .map(|race| {
             let started = std::time::Instant::now();
-            let mut rng = Rng::new(index as u64 + 1);
             let mut outcome = Outcome::Pass;
             let mut reason = None;
             let mut findings = Vec::new();
             for _ in 0..CHECK_ROUNDS {
-                let raced = Session::start(backend, timeouts).and_then(|mut first| {
-                    let raced = run(race, &mut first, clients, spec, &mut rng);
-                    first.discard();
-                    raced
-                });
+                let raced = match sessions.as_mut() {
+                    Ok(sessions) => run(race, sessions, spec, &mut rng),
+                    Err(fault) => Err(fault.clone()),
+                };
                 match raced {
                     Ok(raced) if raced.found.is_empty() => {}
                     Ok(raced) => {
@@ -469,6 +488,7 @@ pub fn check_results(
                     }
                     Err(fault) => {
                         outcome = Outcome::Error;
+                        // A client that broke is started again by its next call (the next race).
                         reason = Some(fault.to_string());
                         break;
                     }
@@ -499,5 +519,9 @@ pub fn check_results(
                 choices: Vec::new(),
             }
         })
-        .collect()
+        .collect();
+    if let Ok(sessions) = sessions {
+        discard(sessions);
+    }
+    results
 }

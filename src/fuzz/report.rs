@@ -198,6 +198,12 @@ fn divergence_text(
         found.rule,
         if divergence.actions.is_empty() {
             format!("race {}", divergence.sequence)
+        } else if divergence.shrink_trials == 0 {
+            format!(
+                "sequence {}, {} as found, not shrunk",
+                divergence.sequence,
+                plural(divergence.steps.len(), "step", "steps")
+            )
         } else {
             format!(
                 "sequence {}, shrunk from {} to {} in {} replays",
