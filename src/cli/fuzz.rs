@@ -141,8 +141,19 @@ pub(crate) fn run_fuzz(args: &FuzzArgs) -> ExitCode {
         }));
     }
     let backend_args = backend_args(args);
+    // The rerun keeps the budget: a finding late in a run is reached again only with as much.
+    let mut rerun_args = backend_args.clone();
+    if let Some(steps) = args.steps {
+        rerun_args.extend(["--steps".to_string(), steps.to_string()]);
+    }
+    if let Some(time) = args.time {
+        rerun_args.extend(["--time".to_string(), time.to_string()]);
+    }
+    if args.keep_going {
+        rerun_args.push("--keep-going".to_string());
+    }
     let text = match args.format {
-        Format::Human => report::human(&fuzzed, &confirmed, &report::rerun(&backend_args, &fuzzed)),
+        Format::Human => report::human(&fuzzed, &confirmed, &report::rerun(&rerun_args, &fuzzed)),
         other => {
             let as_report = report::as_report(&fuzzed, backend_args);
             match other {

@@ -66,6 +66,7 @@ pub fn shrink(
     for _ in 0..2 {
         drop_steps(&mut best, &mut shown, &mut |c| attempt(c, &mut tries));
         simplify(&mut best, &mut shown, &mut |c| attempt(c, &mut tries));
+        rename(&mut best, &mut shown, &mut |c| attempt(c, &mut tries));
     }
     drop_steps(&mut best, &mut shown, &mut |c| attempt(c, &mut tries));
     (best, shown, tries)
@@ -124,6 +125,89 @@ fn simplify(
         }
         if index + 1 >= best.len() {
             break;
+        }
+    }
+}
+
+/// Gives long or non-ASCII names short plain ones (`n1`, `n2`, …), each everywhere it appears
+/// in the sequence at once, so that paths that met still meet; a name the finding needs (a
+/// look-alike, a twin) survives, since the candidate without it no longer diverges.
+fn rename(
+    best: &mut Vec<Action>,
+    shown: &mut Located,
+    attempt: &mut dyn FnMut(&[Action]) -> Option<Located>,
+) {
+    let mut names: Vec<String> = Vec::new();
+    for action in best.iter() {
+        for path in paths(action) {
+            for name in path
+                .split('/')
+                .filter(|n| !n.is_empty() && *n != "memories")
+            {
+                if (name.len() > 4 || !name.is_ascii()) && !names.iter().any(|n| n == name) {
+                    names.push(name.to_string());
+                }
+            }
+        }
+    }
+    let mut fresh = 0;
+    for name in names {
+        let short = loop {
+            fresh += 1;
+            let short = format!("n{fresh}");
+            if !best
+                .iter()
+                .any(|a| paths(a).iter().any(|p| p.contains(&short)))
+            {
+                break short;
+            }
+        };
+        let candidate: Vec<Action> = best.iter().map(|a| renamed(a, &name, &short)).collect();
+        if candidate == *best {
+            continue;
+        }
+        if let Some(found) = attempt(&candidate) {
+            let mut candidate = candidate;
+            candidate.truncate(found.action + 1);
+            *best = candidate;
+            *shown = found;
+        }
+    }
+}
+
+/// The paths an action names.
+fn paths(action: &Action) -> Vec<String> {
+    match action {
+        Action::Fill { folder, .. } => vec![folder.clone()],
+        Action::Call(input) => ["path", "old_path", "new_path"]
+            .iter()
+            .filter_map(|f| input.get(*f).and_then(Value::as_str))
+            .map(String::from)
+            .collect(),
+    }
+}
+
+/// `action` with every path segment `name` replaced by `short`.
+fn renamed(action: &Action, name: &str, short: &str) -> Action {
+    let swap = |path: &str| {
+        path.split('/')
+            .map(|segment| if segment == name { short } else { segment })
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    match action {
+        Action::Fill { folder, count } => Action::Fill {
+            folder: swap(folder),
+            count: *count,
+        },
+        Action::Call(input) => {
+            let mut input = input.clone();
+            for field in ["path", "old_path", "new_path"] {
+                if let Some(path) = input.get(field).and_then(Value::as_str) {
+                    input[field] = Value::String(swap(path));
+                }
+            }
+            Action::Call(input)
         }
     }
 }
@@ -233,5 +317,27 @@ mod tests {
             shrunk[0],
             Action::Call(json!({"command": "create", "path": "/memories/a", "file_text": "x\n"}))
         );
+    }
+
+    #[test]
+    fn long_names_become_short_everywhere_at_once() {
+        let long = "n".repeat(251) + ".txt";
+        let path = format!("/memories/d\u{e9}j\u{e0}/{long}");
+        let create = Action::Call(json!({"command": "create", "path": path, "file_text": "x\n"}));
+        let view = Action::Call(json!({"command": "view", "path": path}));
+        // Diverges whenever the view names the file the create made.
+        let mut trial = |candidate: &[Action]| match candidate {
+            [Action::Call(c), Action::Call(v), ..] if c["path"] == v["path"] => Some(located(1)),
+            _ => None,
+        };
+        let limits = Limits {
+            trials: 100,
+            time: Duration::from_secs(10),
+        };
+        let (shrunk, _, _) = shrink(vec![create, view], located(1), limits, &mut trial);
+        let Action::Call(view) = &shrunk[1] else {
+            panic!("{shrunk:?}");
+        };
+        assert_eq!(view["path"], "/memories/n1/n2", "{shrunk:?}");
     }
 }
