@@ -259,16 +259,21 @@ pub fn fuzz(
     std::thread::scope(|scope| {
         for _ in 0..jobs {
             scope.spawn(|| {
+                // The worker's backend session, reset between sequences.
+                let mut kept = None;
                 while !run.over() {
                     let index = run.next.fetch_add(1, Ordering::SeqCst);
                     let result = if options.clients > 1 {
                         race_once(&run, index)
                     } else {
-                        sequence_once(&run, index)
+                        sequence_once(&run, index, &mut kept)
                     };
                     if let Err(error) = result {
                         run.fail(error);
                     }
+                }
+                if let Some(session) = kept {
+                    session.discard();
                 }
             });
         }
@@ -314,7 +319,11 @@ const SHRINK: shrink::Limits = shrink::Limits {
     time: Duration::from_secs(60),
 };
 
-fn sequence_once(run: &Run<'_>, index: usize) -> Result<(), FuzzError> {
+fn sequence_once(
+    run: &Run<'_>,
+    index: usize,
+    kept: &mut Option<crate::exec::Session>,
+) -> Result<(), FuzzError> {
     let seed = sequence_seed(run.options.seed, index);
     let mut generator = Generator::new(seed, run.spec.revision());
     let mut oracle = Oracle::new(run.spec.revision())?;
@@ -323,7 +332,7 @@ fn sequence_once(run: &Run<'_>, index: usize) -> Result<(), FuzzError> {
     let actions = generator.sequence(&mut oracle, run.spec, length);
     drop(oracle);
     let timeout = run.options.timeout;
-    let tried = trial::run(&actions, &run.options.backend, run.spec, timeout)?;
+    let tried = trial::run(&actions, &run.options.backend, run.spec, timeout, kept)?;
     run.counted(tried.calls);
     {
         let mut state = run.lock();
@@ -340,7 +349,7 @@ fn sequence_once(run: &Run<'_>, index: usize) -> Result<(), FuzzError> {
     // Shrinking replays on the same backend; its calls count toward the steps made, not the
     // budget (a finding is always shrunk to the end).
     let mut trial = |candidate: &[Action]| -> Option<Located> {
-        let tried = trial::run(candidate, &run.options.backend, run.spec, timeout).ok()?;
+        let tried = trial::run(candidate, &run.options.backend, run.spec, timeout, kept).ok()?;
         run.counted(tried.calls);
         tried.found
     };

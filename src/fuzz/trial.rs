@@ -11,7 +11,9 @@ use super::facts::{self, Found, Judged};
 use super::generate::Action;
 use super::model::Oracle;
 use crate::backend::BackendSpec;
+use crate::exec::{Reset, Session};
 use crate::reference::Answer;
+use crate::replay::scratch;
 use crate::replay::{self, ReplayOptions};
 use crate::spec::Spec;
 use crate::transcript::{Format, MEMORY_TOOL, ToolCall, Transcript};
@@ -79,11 +81,14 @@ pub fn reference_run(
 }
 
 /// Replays `actions` on `backend` and judges every step until the first finding or open point.
+/// `kept` is the worker's session: reset and reused when the backend can wipe its store (a
+/// Python backend's start-up costs more than a whole sequence), else replaced by a fresh one.
 pub fn run(
     actions: &[Action],
     backend: &BackendSpec,
     spec: &Spec,
     timeout: Duration,
+    kept: &mut Option<Session>,
 ) -> Result<Trial, FuzzError> {
     let options = ReplayOptions {
         backend: backend.clone(),
@@ -92,12 +97,34 @@ pub fn run(
         check: false,
         revision: spec.revision(),
     };
-    let replayed = match replay::replay(
+    let reused = match kept.take() {
+        Some(mut session) => {
+            if session.reset() == Reset::Clean {
+                Some(session)
+            } else {
+                session.discard();
+                None
+            }
+        }
+        None => None,
+    };
+    let mut session = match reused {
+        Some(session) => session,
+        None => {
+            let sandbox = scratch::planted(None, "")
+                .map_err(|e| FuzzError::Harness(format!("cannot make a sandbox: {e}")))?;
+            Session::on(sandbox, backend, replay::timeouts(&options))
+        }
+    };
+    let replayed = replay::replay_in(
         transcript(actions, "fuzz"),
         &options,
         Some(spec),
         &mut |_, _| {},
-    ) {
+        &mut session,
+    );
+    *kept = Some(session);
+    let replayed = match replayed {
         Ok(replayed) => replayed,
         Err(replay::ReplayError::NeverStarted { first, .. }) => {
             return Err(FuzzError::NeverStarted(first));

@@ -29,21 +29,39 @@ pub fn replay(
     spec: Option<&Spec>,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Replay, ReplayError> {
-    let started = Instant::now();
     let backend_box = scratch::seeded(options.seed.as_deref())?;
+    // The backend under test, started again after it breaks (on the same folder, so a
+    // filesystem backend keeps its state), until it has broken too often in a row.
+    let mut backend = Session::on(backend_box, &options.backend, timeouts(options));
+    let replayed = replay_in(transcript, options, spec, progress, &mut backend);
+    backend.discard();
+    replayed
+}
+
+/// The timeouts a replay's backend gets.
+pub fn timeouts(options: &ReplayOptions) -> Timeouts {
+    Timeouts {
+        call: options.timeout,
+        startup: DEFAULT_STARTUP,
+    }
+}
+
+/// [`replay`] on a session the caller keeps: its sandbox as the backend's starting point (the
+/// caller planted or reset it), its process reused if running. The fuzzer keeps one per worker
+/// and resets it between sequences, so that a backend that starts slowly starts once.
+pub fn replay_in(
+    transcript: Transcript,
+    options: &ReplayOptions,
+    spec: Option<&Spec>,
+    progress: &mut dyn FnMut(usize, usize),
+    backend: &mut Session,
+) -> Result<Replay, ReplayError> {
+    let started = Instant::now();
     let reference_box = scratch::seeded(options.seed.as_deref())?;
     let reference = Reference::open_as(reference_box.memories(), options.revision)?;
     let on_folder = options.backend.runs_on_folder();
-    // The backend under test, started again after it breaks (on the same folder, so a
-    // filesystem backend keeps its state), until it has broken too often in a row.
-    let mut backend = Session::on(
-        backend_box,
-        &options.backend,
-        Timeouts {
-            call: options.timeout,
-            startup: DEFAULT_STARTUP,
-        },
-    );
+    backend.begin_case();
+    backend.watch_outside();
     let always = confinement_rules(spec);
     let mut folders = Folders::new(backend.sandbox(), &reference_box, on_folder);
     let total = transcript.calls.len();
@@ -77,7 +95,6 @@ pub fn replay(
                 Answer::Result(result)
             }
             Err(Fault::GaveUp { breaks }) if !answered => {
-                backend.discard();
                 return Err(ReplayError::NeverStarted {
                     command: options.backend.label(),
                     breaks,
@@ -248,7 +265,6 @@ pub fn replay(
         });
     }
     progress(total, total);
-    backend.discard();
     Ok(Replay {
         transcript,
         backend: options.backend.label(),

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-pub use engine::{NO_RECORDED_ANSWER, replay};
+pub use engine::{NO_RECORDED_ANSWER, replay, replay_in, timeouts};
 pub use verdict::{Divergence, Kind, Pair, StepVerdict};
 
 use crate::backend::BackendSpec;
