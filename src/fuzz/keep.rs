@@ -143,7 +143,8 @@ fn effects(model: &Model, inputs: &[&Value]) -> Vec<Value> {
                 effects.push(json!({"path": path, "lines": lines_of(content)}));
             }
         }
-        for dir in &model.dirs {
+        // A folder with no file below it need not exist in a store of key prefixes.
+        for dir in model.dirs.iter().filter(|d| !model.is_empty_dir(d)) {
             effects.push(json!({"path": dir, "dir": true}));
         }
     }

@@ -48,6 +48,19 @@ impl Model {
             .collect()
     }
 
+    /// Whether `path` is a folder with no file anywhere below it. A store whose folders are
+    /// key prefixes (GA: "/memories is a prefix that your handler maps onto ... keys in a
+    /// database") has no such folder: it is gone once its last file is, and the spec allows
+    /// that.
+    pub fn is_empty_dir(&self, path: &str) -> bool {
+        path != ROOT
+            && self.dirs.contains(path)
+            && !self
+                .files
+                .keys()
+                .any(|f| f.strip_prefix(path).is_some_and(|r| r.starts_with('/')))
+    }
+
     /// Everything at or below `path`.
     fn below<'a>(path: &'a str) -> impl Fn(&String) -> bool + 'a {
         move |p: &String| p == path || p.strip_prefix(path).is_some_and(|r| r.starts_with('/'))

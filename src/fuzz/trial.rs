@@ -145,10 +145,17 @@ pub fn run(
         open: None,
         backend_time,
     };
+    let empty = super::model::Model::default();
+    let mut before = &empty;
     for (index, (step, (input, answer, model))) in replayed.steps.iter().zip(&expected).enumerate()
     {
         trial.calls = index + 1;
-        match facts::judge(input, step, answer, model, spec) {
+        let stores = facts::Stores {
+            before,
+            after: model,
+        };
+        before = model;
+        match facts::judge(input, step, answer, stores, spec) {
             Judged::Same => {}
             Judged::Open(why) => {
                 trial.open = Some(why);

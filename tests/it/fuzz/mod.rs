@@ -379,3 +379,36 @@ fn fuzz_exit_codes() {
     );
     assert_eq!(never.code, 3, "{}\n{}", never.stdout, never.stderr);
 }
+
+/// A store whose folders are key prefixes (the README's dict example) loses a folder with its
+/// last file, which GA allows ("/memories is a prefix … keys in a database"): never a finding.
+#[test]
+fn a_store_of_key_prefixes_is_not_blamed_for_empty_folders() {
+    if !crate::sdk::installed() {
+        return;
+    }
+    let store = tempfile::tempdir().expect("temp dir");
+    let python = root().join(".ci/.venv/bin/python");
+    let run = memspec_in(
+        store.path(),
+        &[
+            "fuzz",
+            "--python",
+            "adapters/python/examples/dict_backend.py:DictMemoryTool",
+            "--python-bin",
+            &python.display().to_string(),
+            "--not-on-folder",
+            "--seed",
+            "4",
+            "--steps",
+            "20000",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("stopped early where the spec leaves the answer open"),
+        "{}",
+        run.stdout
+    );
+}
