@@ -401,7 +401,7 @@ fn a_store_of_key_prefixes_is_not_blamed_for_empty_folders() {
             "--seed",
             "4",
             "--steps",
-            "20000",
+            "10000",
         ],
     );
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
