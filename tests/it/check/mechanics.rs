@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 use tempfile::TempDir;
 
-use super::{check, fixtures, memspec, run, run_command};
+use super::{check, fixtures, memspec, processes_with, run, run_command};
 
 #[test]
 fn the_suite_passes_against_the_reference_with_no_arguments() {
@@ -865,21 +865,4 @@ fn signal_removes_the_temporary_folders(
             "{signal:?} {variant:?}: backends left running: {running:?}"
         );
     }
-}
-
-/// The processes whose command line contains `token`.
-fn processes_with(token: &str) -> Vec<i32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|entry| {
-            let pid = entry.file_name().to_str()?.parse::<i32>().ok()?;
-            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
-            String::from_utf8_lossy(&cmdline)
-                .contains(token)
-                .then_some(pid)
-        })
-        .collect()
 }

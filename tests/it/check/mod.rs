@@ -163,3 +163,20 @@ pub fn check(
     command.args(args);
     run_command(&mut command)
 }
+
+/// The processes whose command line contains `token`.
+pub fn processes_with(token: &str) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid = entry.file_name().to_str()?.parse::<i32>().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            String::from_utf8_lossy(&cmdline)
+                .contains(token)
+                .then_some(pid)
+        })
+        .collect()
+}

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use rustix::process::Signal;
 
 use super::{bin, memspec, root};
+use crate::check::processes_with;
 
 #[test]
 fn a_signal_during_replay_removes_its_folders_and_kills_its_backend() {
@@ -158,21 +159,4 @@ fn backends(work: &Path, made: &[String]) -> std::collections::BTreeSet<i32> {
         running.extend(processes_with(path));
     }
     running
-}
-
-/// The processes whose command line contains `token`.
-fn processes_with(token: &str) -> Vec<i32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|entry| {
-            let pid = entry.file_name().to_str()?.parse::<i32>().ok()?;
-            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
-            String::from_utf8_lossy(&cmdline)
-                .contains(token)
-                .then_some(pid)
-        })
-        .collect()
 }
