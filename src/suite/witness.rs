@@ -311,8 +311,12 @@ fn compare_lines(want: &[String], phantom_allowed: bool, answer: &ToolResult) ->
 /// The contents of a file view's numbered lines, numbered 1, 2, … in order whatever the width
 /// and padding of the numbers; lines before the first numbered one (headers) are skipped.
 /// `None` if something after the first numbered line is not one.
+/// One `\n` after the last numbered line (a view printed with a line break after every line, as
+/// `cat -n` does) is the format's business (SHOULD), not the content's: it is not read as
+/// something other than numbered lines.
 pub fn numbered_lines(text: &str) -> Option<Vec<String>> {
     let mut out = Vec::new();
+    let text = text.strip_suffix('\n').unwrap_or(text);
     for line in text.split('\n') {
         match split_numbered(line) {
             Some((number, content)) if number == out.len() + 1 => out.push(content.to_string()),
