@@ -232,6 +232,10 @@ fn names_empty_folder(input: &Value, model: &Model) -> bool {
         .any(|p| model.is_empty_dir(&normal(p)))
 }
 
+/// Pattern and escape characters: a store may take them as a glob, a `LIKE` or an escape, and a
+/// backend may refuse names holding them (the spec neither allows nor forbids them).
+pub const PATTERN_CHARACTERS: &str = "*?[]%\\";
+
 /// Whether a path of the input has a name the spec neither allows nor forbids: pattern and
 /// escape characters, a trailing space or dot, a control character.
 fn exotic(input: &Value) -> bool {
@@ -241,7 +245,7 @@ fn exotic(input: &Value) -> bool {
         .flat_map(|p| p.split('/'))
         .any(|name| {
             name.chars()
-                .any(|c| "*?[]%\\".contains(c) || c.is_control())
+                .any(|c| PATTERN_CHARACTERS.contains(c) || c.is_control())
                 || name.ends_with(' ')
                 || name.ends_with('.')
         })

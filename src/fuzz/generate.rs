@@ -186,11 +186,12 @@ impl Generator {
 
     /// A read of what a write touched, half of the time: the file, or its folder's listing.
     fn read_after(&mut self, action: &Action, model: &Model) -> Option<Value> {
-        let Action::Call(input) = action else {
-            return Some(json!({"command": "view", "path": match action {
-                Action::Fill { folder, .. } => folder.as_str(),
-                Action::Call(_) => ROOT,
-            }}));
+        let input = match action {
+            // A fill is always listed: that is where a store cuts what it lists.
+            Action::Fill { folder, .. } => {
+                return Some(json!({"command": "view", "path": folder}));
+            }
+            Action::Call(input) => input,
         };
         let command = input.get("command").and_then(Value::as_str)?;
         if command == "view" || !self.rng.chance(60) {

@@ -175,7 +175,8 @@ fn effects(model: &Model, inputs: &[&Value]) -> Vec<Value> {
 
 /// A path a backend may rightly refuse to look up at all (pattern characters): never an effect.
 fn exotic_path(path: &str) -> bool {
-    path.chars().any(|c| "*?[]%\\".contains(c))
+    path.chars()
+        .any(|c| super::facts::PATTERN_CHARACTERS.contains(c))
 }
 
 /// A listing as the suite's matcher: the reference's header, then one template per entry the

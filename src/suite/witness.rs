@@ -396,6 +396,21 @@ mod tests {
     }
 
     #[test]
+    fn one_newline_after_the_last_numbered_line_is_format_not_content() {
+        // `cat -n` style: a line break after every line, the last included.
+        let want = EffectKind::FileText("a\nb\n".to_string());
+        let view = "Here's the result of running `cat -n` on /memories/x:\n     1\ta\n     2\tb\n";
+        assert_eq!(judge("/memories/x", &want, &ok(view)), Seen::Holds);
+        assert_eq!(
+            numbered_lines(view),
+            Some(vec!["a".to_string(), "b".to_string()])
+        );
+        // Anything more after the last numbered line is still not a file's lines.
+        assert_eq!(numbered_lines("h\n     1\ta\n\n"), None);
+        assert_eq!(numbered_lines("h\n     1\ta\nmore"), None);
+    }
+
+    #[test]
     fn a_phantom_line_is_allowed_only_after_a_final_newline() {
         let noeol = EffectKind::FileText("a".to_string());
         assert!(matches!(
