@@ -157,7 +157,7 @@ pub fn judge(
             return found(Kind::Security);
         }
         match finding.check {
-            Check::Effect | Check::Outside | Check::Sandbox => {
+            Check::Effect | Check::Lost | Check::Outside | Check::Sandbox => {
                 folder.get_or_insert_with(|| found(Kind::Folder));
             }
             // The weightiest rule the flag breaks (a precondition's wording rule can come
@@ -256,7 +256,8 @@ fn whole(path: &str, content: &str, text: &str) -> Judged {
     let actual = crate::protocol::ToolResult::ok(text);
     match witness::judge(path, &expect, &actual) {
         witness::Seen::Holds => Judged::Same,
-        witness::Seen::Differs(how) => {
+        witness::Seen::Unverified(why) => Judged::Open(why),
+        witness::Seen::Differs(how) | witness::Seen::Missing(how) => {
             // Line endings are a decision (decide.crlf): a difference only in `\r` is open.
             let plain = content.replace('\r', "");
             let plain_text = text.replace('\r', "");

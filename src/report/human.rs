@@ -241,7 +241,11 @@ fn root_causes(out: &mut String, report: &Report) {
         let _ = writeln!(
             out,
             "  {}{:<6} {:<width$}  {}, first {}: {}",
-            if cause.security { "SECURITY " } else { "" },
+            cause
+                .harm
+                .label()
+                .map(|label| format!("{label} "))
+                .unwrap_or_default(),
             cause.level.as_str(),
             cause.rule.as_str(),
             plural(cause.cases, "case", "cases"),

@@ -211,6 +211,9 @@ pub mod known {
 
     /// A `view_range` view shows the requested lines.
     pub const VIEW_VIEW_RANGE: RuleId = RuleId::known("view.view-range");
+    /// `view_range` `[start, -1]` shows the lines from `start` to the end. A GA rule, graded as
+    /// a decision under beta-2025: not in [`ALL`]; resolve it with [`super::Spec::id`].
+    pub const VIEW_RANGE_TO_END: RuleId = RuleId::known("view.view-range.to-end");
     /// A listing goes two levels deep.
     pub const VIEW_DIR_DEPTH: RuleId = RuleId::known("view.dir.depth");
     /// A listing's sizes are human-readable (and, read as numbers, the files' byte counts).

@@ -9,33 +9,45 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::case::Level;
-use super::grade::{CaseResult, Cause, Check, Outcome};
+use super::grade::{CaseResult, Cause, Check, Finding, Harm, Outcome};
 use crate::spec::RuleId;
 
 /// Commands that change the store: a fault in one changes what every later call sees.
 const CHANGES_STORE: [&str; 5] = ["create", "str_replace", "insert", "delete", "rename"];
 
-/// Whether a check is about confinement: such a finding always stands on its own.
-fn is_confinement(check: Check) -> bool {
-    matches!(
-        check,
-        Check::Leak | Check::HostPath | Check::Outside | Check::Sandbox | Check::MustNotContain
-    )
+/// Whether a finding always stands on its own: confinement (an escape is never a detail of
+/// something else), a memory gone from the store (no wrong flag, text or content explains a
+/// missing file), and INFO, which is no fault. Another effect may follow a setup fault (a file
+/// that `create` wrote wrong is wrong after every later step too), never a flag.
+fn stands_alone(finding: &Finding) -> bool {
+    finding.level == Level::Info || finding.check == Check::Lost || finding.harm() == Harm::Escape
+}
+
+/// Whether a finding is about the store after the steps.
+fn is_effect(check: Check) -> bool {
+    matches!(check, Check::Effect | Check::Lost)
 }
 
 /// Marks, in one case's findings (in the order they were made: setup, steps, effects), every
 /// finding after the first fault that changed the store as following that fault. A fault that
-/// changed the store is a failed setup call, or a wrong `is_error` or effect of a step whose
-/// command changes the store; a text difference at the same step restates a wrong `is_error`.
-/// Confinement findings are never marked, and never a cause.
+/// changed the store is a failed setup call, or a wrong `is_error` of a step whose command
+/// changes the store; a text difference at the same step restates a wrong `is_error`.
+///
+/// Harm decides over order: a lost memory or an escape always stands on its own, and an effect
+/// wrong on its own never follows a flag. When a wrong flag of a store-changing step comes with
+/// such an effect, the effect is the fault and the flag (with what followed it) follows it: a
+/// backend that deletes its root and says success has one cause, `delete.not-root`.
 pub fn mark_follows(result: &mut CaseResult, step_inputs: &[&Value]) {
-    let mut root: Option<Cause> = None;
-    for finding in &mut result.findings {
-        if is_confinement(finding.check) || finding.level == Level::Info {
+    let mut root: Option<(usize, Check, Cause)> = None;
+    for (index, finding) in result.findings.iter_mut().enumerate() {
+        if stands_alone(finding) {
             continue;
         }
-        if let Some(cause) = &root {
-            finding.follows = Some(cause.clone());
+        if let Some((_, check, cause)) = &root {
+            // Only a setup fault changes what an effect is checked against.
+            if !is_effect(finding.check) || *check == Check::Setup {
+                finding.follows = Some(cause.clone());
+            }
             continue;
         }
         let changes_store = match (finding.check, finding.step) {
@@ -48,10 +60,11 @@ pub fn mark_follows(result: &mut CaseResult, step_inputs: &[&Value]) {
             _ => false,
         };
         if changes_store {
-            root = Some(Cause {
+            let cause = Cause {
                 rule: finding.rule.clone(),
                 step: finding.step,
-            });
+            };
+            root = Some((index, finding.check, cause));
         }
     }
     // A wrong flag and a wrong text at one step are one fault: the text follows the flag.
@@ -73,6 +86,30 @@ pub fn mark_follows(result: &mut CaseResult, step_inputs: &[&Value]) {
             finding.follows = Some(cause.clone());
         }
     }
+    // A flag that only reported an effect wrong on its own follows that effect.
+    let Some((index, Check::IsError, flag)) = root else {
+        return;
+    };
+    let Some(effect) = result
+        .findings
+        .iter()
+        .filter(|f| is_effect(f.check) && f.follows.is_none() && f.level != Level::Info)
+        .max_by_key(|f| f.harm())
+    else {
+        return;
+    };
+    let cause = Cause {
+        rule: effect.rule.clone(),
+        step: flag.step,
+    };
+    for finding in &mut result.findings {
+        if finding.follows.as_ref() == Some(&flag) {
+            finding.follows = Some(cause.clone());
+        }
+    }
+    if let Some(finding) = result.findings.get_mut(index) {
+        finding.follows = Some(cause);
+    }
 }
 
 /// One root cause of a run: a rule broken by findings that follow no other.
@@ -82,6 +119,8 @@ pub struct RootCause {
     pub rule: RuleId,
     /// Its level.
     pub level: Level,
+    /// The worst harm of its findings: causes are ranked by it first.
+    pub harm: Harm,
     /// Findings under it that follow no other.
     pub findings: usize,
     /// Cases with such a finding.
@@ -92,18 +131,12 @@ pub struct RootCause {
     pub first_case: String,
     /// What its first finding said.
     pub message: String,
-    /// A confinement rule (`confinement.all-operations`, `errors.no-host-paths`, `security.*`):
-    /// the security lane, shown first whatever its level.
+    /// An escape, a leak or a host path shown ([`Harm::Escape`]): the security lane.
     pub security: bool,
 }
 
-/// Whether findings under `rule` are in the security lane.
-pub fn is_security(rule: &RuleId) -> bool {
-    crate::replay::rules::is_confinement(rule)
-}
-
-/// The root causes of a run, heaviest first: security first, MUST before SHOULD, then by cases,
-/// then by rule.
+/// The root causes of a run, worst first: by harm (an escape, then lost memories, then wrong
+/// content, flags and wording), MUST before SHOULD, then by cases, then by rule.
 /// INFO differences (decisions) are no cause of anything.
 pub fn root_causes(results: &[CaseResult]) -> Vec<RootCause> {
     let mut by_rule: BTreeMap<String, RootCause> = BTreeMap::new();
@@ -116,18 +149,29 @@ pub fn root_causes(results: &[CaseResult]) -> Vec<RootCause> {
             if finding.follows.is_some() {
                 continue;
             }
+            let harm = finding.harm();
             let cause = by_rule
                 .entry(finding.rule.to_string())
                 .or_insert_with(|| RootCause {
                     rule: finding.rule.clone(),
                     level: finding.level,
+                    harm,
                     findings: 0,
                     cases: 0,
                     consequences: 0,
                     first_case: result.id.clone(),
                     message: finding.message.clone(),
-                    security: is_security(&finding.rule),
+                    security: false,
                 });
+            // The cause shows its worst finding: where it first did that harm.
+            if harm > cause.harm {
+                cause.harm = harm;
+                cause.level = cause.level.max(finding.level);
+                cause.first_case = result.id.clone();
+                cause.message = finding.message.clone();
+            }
+            cause.level = cause.level.max(finding.level);
+            cause.security = cause.harm == Harm::Escape;
             cause.findings += 1;
             if !counted_case.contains(&finding.rule) {
                 cause.cases += 1;
@@ -146,8 +190,8 @@ pub fn root_causes(results: &[CaseResult]) -> Vec<RootCause> {
     }
     let mut causes: Vec<RootCause> = by_rule.into_values().collect();
     causes.sort_by(|a, b| {
-        b.security
-            .cmp(&a.security)
+        b.harm
+            .cmp(&a.harm)
             .then(b.level.cmp(&a.level))
             .then(b.cases.cmp(&a.cases))
             .then(a.rule.cmp(&b.rule))
@@ -249,6 +293,93 @@ mod tests {
             Some("errors.is-error-flag at step 1")
         );
         assert_eq!(r.findings[2].follows, None);
+    }
+
+    #[test]
+    fn a_lost_root_is_the_cause_and_the_flag_that_reported_it_follows() {
+        let delete = json!({"command": "delete"});
+        let view = json!({"command": "view"});
+        let mut r = result(
+            "delete.root",
+            vec![
+                finding(Check::IsError, Level::Must, known::IS_ERROR_FLAG, Some(0)),
+                finding(Check::Text, Level::Info, known::ROOT_DELETE, Some(0)),
+                finding(Check::Text, Level::Should, known::VIEW_MISSING, Some(1)),
+                finding(Check::Lost, Level::Must, known::DELETE_NOT_ROOT, None),
+                finding(Check::Lost, Level::Must, known::DELETE_NOT_ROOT, None),
+            ],
+        );
+        mark_follows(&mut r, &[&delete, &view]);
+        let follows: Vec<Option<String>> = r
+            .findings
+            .iter()
+            .map(|f| f.follows.as_ref().map(Cause::to_string))
+            .collect();
+        let cause = Some("delete.not-root at step 1".to_string());
+        assert_eq!(
+            follows,
+            [cause.clone(), cause.clone(), cause, None, None],
+            "{:#?}",
+            r.findings
+        );
+        let flag_elsewhere = result(
+            "other",
+            (0..3)
+                .map(|_| finding(Check::IsError, Level::Must, known::IS_ERROR_FLAG, Some(0)))
+                .collect(),
+        );
+        let causes = root_causes(&[flag_elsewhere, r]);
+        assert_eq!(causes[0].rule, known::DELETE_NOT_ROOT, "{causes:#?}");
+        assert_eq!((causes[0].harm, causes[0].consequences), (Harm::Loss, 3));
+        assert_eq!(causes[1].rule, known::IS_ERROR_FLAG);
+    }
+
+    #[test]
+    fn an_effect_wrong_on_its_own_never_follows_a_flag_but_follows_a_setup_fault() {
+        let replace = json!({"command": "str_replace"});
+        let mut r = result(
+            "c",
+            vec![
+                finding(Check::IsError, Level::Must, known::IS_ERROR_FLAG, Some(0)),
+                finding(
+                    Check::Effect,
+                    Level::Must,
+                    known::STR_REPLACE_EXACTLY_ONE,
+                    None,
+                ),
+            ],
+        );
+        mark_follows(&mut r, &[&replace]);
+        assert_eq!(r.findings[1].follows, None);
+        assert_eq!(
+            r.findings[0]
+                .follows
+                .as_ref()
+                .map(Cause::to_string)
+                .as_deref(),
+            Some("str-replace.exactly-one at step 1")
+        );
+        let mut s = result(
+            "d",
+            vec![
+                finding(
+                    Check::Setup,
+                    Level::Must,
+                    known::CREATE_WRITES_FILE_TEXT,
+                    None,
+                ),
+                finding(
+                    Check::Effect,
+                    Level::Must,
+                    known::STR_REPLACE_REPLACES,
+                    None,
+                ),
+                finding(Check::Lost, Level::Must, known::DELETE_NOT_ROOT, None),
+            ],
+        );
+        mark_follows(&mut s, &[&replace]);
+        assert!(s.findings[1].follows.is_some());
+        assert_eq!(s.findings[2].follows, None, "a loss stands on its own");
     }
 
     #[test]

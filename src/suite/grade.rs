@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::case::Level;
 use crate::protocol::ToolResult;
-use crate::spec::RuleId;
+use crate::spec::{RuleId, known};
 
 /// A case's outcome, ordered from best to worst.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -66,6 +66,9 @@ pub enum Check {
     IsError,
     /// The text.
     Text,
+    /// The numbered lines a ranged view shows, as facts: their numbers and contents, whatever
+    /// the format of the numbering.
+    Lines,
     /// A substring the text must not contain.
     MustNotContain,
     /// Canary content appeared in an output.
@@ -74,12 +77,54 @@ pub enum Check {
     HostPath,
     /// The memories folder after the steps.
     Effect,
+    /// The memories folder after the steps lacks a file or folder that should be there: a
+    /// memory lost (deleted, moved away, or never written).
+    Lost,
     /// Something outside the memories folder changed.
     Outside,
     /// The backend put something in the harness's way in the sandbox (a link, a FIFO, an
     /// immutable file where the harness works): never followed, reported.
     Sandbox,
 }
+
+/// How much a fault costs the backend's user. Root causes are ranked by it, the worst first:
+/// an effect that costs memories is never filed under the flag or text that came with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Harm {
+    /// A text worded otherwise than the spec's.
+    Wording,
+    /// A wrong `is_error` flag.
+    Flag,
+    /// Wrong content or semantics: a file that holds the wrong text, a wrong view.
+    Content,
+    /// Memories lost, overwritten or moved away; the root deleted or moved.
+    Loss,
+    /// Something outside the memories folder read, written or shown (an escape, a leak, a host
+    /// path), or the harness's sandbox tampered with.
+    Escape,
+}
+
+impl Harm {
+    /// The label a report puts before a cause of this harm, if any.
+    pub fn label(self) -> Option<&'static str> {
+        match self {
+            Harm::Escape => Some("SECURITY"),
+            Harm::Loss => Some("DATA LOSS"),
+            Harm::Content | Harm::Flag | Harm::Wording => None,
+        }
+    }
+}
+
+/// Rules whose broken effect costs memories even when every path is still there: an
+/// overwritten file, a root moved or emptied, a write lost to another client.
+const LOSS_RULES: [RuleId; 5] = [
+    known::DELETE_NOT_ROOT,
+    known::RENAME_NOT_ROOT,
+    known::CREATE_NO_OVERWRITE,
+    known::RENAME_NO_OVERWRITE,
+    known::CONCURRENCY_NO_LOST_UPDATE,
+];
 
 /// One check that did not hold.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -135,6 +180,22 @@ impl std::fmt::Display for Cause {
 }
 
 impl Finding {
+    /// What the fault costs, from the kind of check and the rule it breaks.
+    pub fn harm(&self) -> Harm {
+        match self.check {
+            Check::Leak
+            | Check::HostPath
+            | Check::Outside
+            | Check::Sandbox
+            | Check::MustNotContain => Harm::Escape,
+            Check::Lost => Harm::Loss,
+            Check::Effect if LOSS_RULES.contains(&self.rule) => Harm::Loss,
+            Check::Effect | Check::Setup | Check::Lines => Harm::Content,
+            Check::IsError => Harm::Flag,
+            Check::Text => Harm::Wording,
+        }
+    }
+
     /// The expected text to diff against `actual`.
     pub fn expected_for_diff(&self) -> Option<&str> {
         self.expected_shown.as_deref().or(self.expected.as_deref())

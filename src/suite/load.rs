@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::case::{
-    Alternative, Case, Effect, Level, Matcher, TextExpectation, command_rule, expand_each,
+    Alternative, Case, Effect, Level, Matcher, Step, TextExpectation, command_rule, expand_each,
     expand_generated,
 };
 use super::matcher;
@@ -91,6 +91,8 @@ pub struct StepRules {
     pub text: Graded,
     /// Of `must_not_contain`: confinement, whatever the case.
     pub must_not_contain: Graded,
+    /// Of the lines a ranged view shows (see [`lines_rule`]).
+    pub lines: Option<Graded>,
 }
 
 /// The top of a case file, read before its cases, so that a malformed case is named.
@@ -333,6 +335,30 @@ fn wording_at_must(case: &Case, resolved: &Resolved) -> Vec<String> {
         .collect()
 }
 
+/// The rule of the lines a ranged view shows, which are facts (MUST) whatever the wording of
+/// the view: `view.view-range.to-end` for `[start, -1]`, else `view.view-range`. Only for a
+/// `view` with `view_range` that the case expects to succeed with an exact text, by a rule
+/// above INFO (where the outcome itself is a decision, so are its lines).
+fn lines_rule(step: &Step, is_error: &Graded, spec: &Spec) -> Option<Graded> {
+    let input = &step.input;
+    let range = input.get("view_range")?.as_array()?;
+    let exact = matches!(step.text, Some(TextExpectation::Exact(_)));
+    if input.get("command").and_then(Value::as_str) != Some("view")
+        || step.is_error != Some(false)
+        || !exact
+        || is_error.level == Level::Info
+    {
+        return None;
+    }
+    let to_end = range.get(1).and_then(Value::as_i64) == Some(-1);
+    let rule = if to_end {
+        known::VIEW_RANGE_TO_END
+    } else {
+        known::VIEW_VIEW_RANGE
+    };
+    Some(Graded::of(spec.id(rule.as_str())?, spec))
+}
+
 /// Generated texts (`$repeat`) in the case's tool inputs, made once at load.
 fn expand_case(case: &mut Case) -> Result<(), String> {
     for call in &mut case.setup {
@@ -389,8 +415,10 @@ fn resolve(case: &Case, spec: &Spec) -> Result<Resolved, Option<String>> {
     }
     let mut steps = Vec::with_capacity(case.steps.len());
     for step in &case.steps {
+        let is_error = graded(step.is_error_rule.as_ref())?;
         steps.push(StepRules {
-            is_error: graded(step.is_error_rule.as_ref())?,
+            lines: lines_rule(step, &is_error, spec),
+            is_error,
             text: graded(step.text_rule.as_ref())?,
             must_not_contain: Graded::of(known::CONFINEMENT, spec),
         });

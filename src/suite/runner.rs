@@ -9,7 +9,8 @@ use serde_json::Value;
 use super::case::{Effect, EffectKind, Level, Step, TextExpectation};
 use super::grade::{CallRecord, CaseResult, Check, Choice, Finding, Outcome, Phase};
 use super::load::{Graded, LoadedCase, Suite};
-use super::{matcher, witness};
+use super::matcher;
+use super::witness::{self, Seen};
 use crate::backend::{BackendSpec, Timeouts};
 use crate::exec::session::tampering;
 use crate::exec::{Broke, Fault, FixtureError, Reset, Sandbox, Session};
@@ -702,8 +703,9 @@ fn run_calls(
     check_effects(&effects, session, on_folder, result)
 }
 
-/// Effects are facts: on a folder the bytes are read, and every backend is also asked with its
-/// own `view` (the only witness for a store that is not a folder; a second one for a folder).
+/// Effects are facts: on a folder the disk is their witness (the backend's `view` is judged as a
+/// view by the cases that view, not a second time here); any other store is asked with its own
+/// `view`, and what that cannot show is reported as unverified (INFO), never as a failure.
 fn check_effects(
     effects: &[(&Effect, &Graded)],
     session: &mut Session,
@@ -711,28 +713,58 @@ fn check_effects(
     result: &mut CaseResult,
 ) -> Result<(), Fault> {
     for &(effect, graded) in effects {
-        let on_disk = if on_folder {
-            session
-                .sandbox()
-                .check_effect(&effect.path, &effect.expect)
-                .err()
+        let (seen, how) = if on_folder {
+            let seen = match session.sandbox().check_effect(&effect.path, &effect.expect) {
+                Ok(()) => Seen::Holds,
+                Err(found) => Seen::Differs(found),
+            };
+            (seen, "after the steps")
         } else {
-            None
+            let seen = read_back(session, &effect.path, &effect.expect, result)?;
+            (seen, "read back with view after the steps")
         };
-        let (found, how) = match on_disk {
-            Some(found) => (Some(found), "after the steps"),
-            None => (
-                read_back(session, &effect.path, &effect.expect, result)?,
-                "read back with view after the steps",
-            ),
+        // Something that should be there and is not is a lost memory, whatever the rule.
+        let gone = match &seen {
+            Seen::Missing(_) => true,
+            Seen::Differs(_) if on_folder => {
+                !matches!(effect.expect, EffectKind::Absent(_))
+                    && session
+                        .sandbox()
+                        .check_effect(&effect.path, &EffectKind::Absent(true))
+                        .is_ok()
+            }
+            _ => false,
         };
-        if let Some(found) = found {
-            let message = format!("{how}, {} should be", effect.path);
-            let finding = fact_finding(Check::Effect, graded, message, &effect.expect, found);
+        let check = if gone { Check::Lost } else { Check::Effect };
+        let message = format!("{how}, {} should be", effect.path);
+        if let Some(finding) = seen_finding(check, graded, message, &effect.expect, seen) {
             result.findings.push(finding);
         }
     }
     Ok(())
+}
+
+/// The finding of a fact the witness saw: none when it holds, the rule's level when it differs,
+/// INFO when the witness could not read it (say why; the effect is unverified, not failed).
+fn seen_finding(
+    check: Check,
+    graded: &Graded,
+    message: String,
+    expect: &EffectKind,
+    seen: Seen,
+) -> Option<Finding> {
+    match seen {
+        Seen::Holds => None,
+        Seen::Differs(found) | Seen::Missing(found) => {
+            Some(fact_finding(check, graded, message, expect, found))
+        }
+        Seen::Unverified(why) => {
+            let mut finding = fact_finding(check, graded, message, expect, why.clone());
+            finding.level = Level::Info;
+            finding.message = format!("unverified: {}: {why}", finding.message);
+            Some(finding)
+        }
+    }
 }
 
 /// A fact that did not hold: `message` is completed with what was expected.
@@ -797,14 +829,16 @@ fn verify_setup(
         let Some(rule) = loaded.setup.get(index) else {
             continue;
         };
-        let differs = if on_folder {
-            session.sandbox().check_effect(&path, &expect).err()
+        let seen = if on_folder {
+            match session.sandbox().check_effect(&path, &expect) {
+                Ok(()) => Seen::Holds,
+                Err(found) => Seen::Differs(found),
+            }
         } else {
             read_back(session, &path, &expect, result)?
         };
-        if let Some(found) = differs {
-            let message = format!("setup call {} made {path}, which should then be", index + 1);
-            let finding = fact_finding(Check::Setup, rule, message, &expect, found);
+        let message = format!("setup call {} made {path}, which should then be", index + 1);
+        if let Some(finding) = seen_finding(Check::Setup, rule, message, &expect, seen) {
             result.findings.push(finding);
         }
     }
@@ -812,14 +846,13 @@ fn verify_setup(
 }
 
 /// Reads an effect back with the backend's own `view` (several views for a long file whose
-/// plain view is cut, see [`witness::read_back`]): `None` when it holds or the tool cannot
-/// show it, else what the views showed instead.
+/// plain view is cut, see [`witness::read_back`]).
 fn read_back(
     session: &mut Session,
     path: &str,
     expect: &EffectKind,
     result: &mut CaseResult,
-) -> Result<Option<String>, Fault> {
+) -> Result<Seen, Fault> {
     witness::read_back(path, expect, |input| {
         call(session, Phase::Witness, input, result)
     })
@@ -897,6 +930,28 @@ fn check_step(
     let Some(expected) = &step.text else {
         return Ok(());
     };
+    if let (Some(graded), TextExpectation::Exact(text)) = (&rules.lines, expected)
+        && !answer.is_error
+    {
+        let end = step
+            .input
+            .get("view_range")
+            .and_then(|r| r.get(1)?.as_i64());
+        if let Some(how) = witness::ranged_view_differs(text, &answer.text, end) {
+            result.findings.push(Finding {
+                check: Check::Lines,
+                level: graded.level,
+                rule: graded.rule.clone(),
+                step: Some(index),
+                message: how,
+                expected: Some(text.clone()),
+                actual: Some(answer.text.clone()),
+                dialect: None,
+                expected_shown: None,
+                follows: None,
+            });
+        }
+    }
     if matcher::matches(expected, &answer.text).map_err(matcher_fault)? {
         return Ok(());
     }

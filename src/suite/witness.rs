@@ -3,7 +3,9 @@
 //! effects checked too, and a folder backend has a second witness.
 //!
 //! Only facts are compared, never a format the spec leaves open: a file's lines whatever the
-//! width of their numbers, a folder by the path it lists, a missing path by the error flag.
+//! width of their numbers, a folder by the path it lists, a missing path by the error flag or
+//! by an answer that says so. What the witness cannot read (a numbering it does not know, `\r`
+//! hidden at line ends) is said to be unverified, with why: never a failed effect.
 
 use serde_json::{Value, json};
 
@@ -17,6 +19,12 @@ pub enum Seen {
     Holds,
     /// It does not: what the answer shows instead.
     Differs(String),
+    /// A file or folder that should be there is not (the view failed or said so): what the
+    /// answer says.
+    Missing(String),
+    /// The answer cannot tell (a view in a numbering the witness does not read, line ends the
+    /// view hides): why, with the answer's first line. Never a failed effect.
+    Unverified(String),
 }
 
 /// The `view` call that reads an effect back, or `None` where the tool cannot show it (exact
@@ -48,9 +56,10 @@ pub const PLAIN_VIEW_LIMIT: usize = 16_000;
 /// more line, so this bounds the calls a backend that shows one line at a time can cost).
 pub const MAX_PAGES: usize = 1_000;
 
-/// Reads an effect back through the tool, `ask` making each call: `Ok(None)` when the tool
+/// Reads an effect back through the tool, `ask` making each call: [`Seen::Holds`] when the tool
 /// shows the effect holds, or cannot show it (exact bytes, a link, "any file", a file of
-/// [`READ_BACK_MAX_LINES`] lines or more); `Ok(Some(what))` with what the views showed instead.
+/// [`READ_BACK_MAX_LINES`] lines or more); else what the views showed instead, or why they
+/// could not be read.
 ///
 /// A folder or a missing path is one plain `view`. A file is one plain `view`; when that does
 /// not show the expected lines and the text is longer than [`PLAIN_VIEW_LIMIT`], the file is
@@ -63,7 +72,7 @@ pub fn read_back<E>(
     path: &str,
     expect: &EffectKind,
     mut ask: impl FnMut(&Value) -> Result<ToolResult, E>,
-) -> Result<Option<String>, E> {
+) -> Result<Seen, E> {
     let (want, phantom_allowed, size) = match expect {
         EffectKind::FileText(text) => (
             lines_of(text),
@@ -77,29 +86,32 @@ pub fn read_back<E>(
         ),
         EffectKind::Dir(_) | EffectKind::Absent(_) => {
             let answer = ask(&json!({"command": "view", "path": path}))?;
-            return Ok(match judge(path, expect, &answer) {
-                Seen::Holds => None,
-                Seen::Differs(what) => Some(what),
-            });
+            return Ok(judge(path, expect, &answer));
         }
         EffectKind::File(_)
         | EffectKind::FileBytesHex(_)
         | EffectKind::FileBytesHexOneOf(_)
-        | EffectKind::Symlink(_) => return Ok(None),
+        | EffectKind::Symlink(_) => return Ok(Seen::Holds),
     };
     if want.len() >= READ_BACK_MAX_LINES {
-        return Ok(None);
+        return Ok(Seen::Holds);
     }
     let answer = ask(&json!({"command": "view", "path": path}))?;
-    let plain = match compare_lines(&want, phantom_allowed, &answer) {
-        Seen::Holds => return Ok(None),
-        Seen::Differs(what) => what,
-    };
-    if size <= PLAIN_VIEW_LIMIT {
-        return Ok(Some(plain));
+    let plain = compare_lines(&want, phantom_allowed, &answer);
+    if plain == Seen::Holds || size <= PLAIN_VIEW_LIMIT {
+        return Ok(plain);
     }
-    let paged = page_through(path, &want, phantom_allowed, &mut ask)?;
-    Ok(paged.map(|what| format!("{plain}; read in parts with view_range, {what}")))
+    // A cut view (a notice after its lines, or fewer lines) is read on in parts; a view the
+    // witness could not read stays unverified when the parts cannot be read either.
+    let Some(what) = page_through(path, &want, phantom_allowed, &mut ask)? else {
+        return Ok(Seen::Holds);
+    };
+    Ok(match plain {
+        Seen::Differs(plain) => {
+            Seen::Differs(format!("{plain}; read in parts with view_range, {what}"))
+        }
+        unverified => unverified,
+    })
 }
 
 /// Reads a file in parts with `view_range` `[start, -1]`, each part starting after the last line
@@ -226,8 +238,9 @@ pub fn setup_files(setup: &[SetupCall]) -> Vec<(usize, String, EffectKind)> {
 pub fn judge(path: &str, expect: &EffectKind, answer: &ToolResult) -> Seen {
     match expect {
         EffectKind::Absent(_) => {
-            // The flag says it; a backend that never sets it still words the spec's error.
-            if answer.is_error || answer.text.contains("does not exist") {
+            // The flag says it; a backend that does not set it still says so in words (a
+            // success that says "not found" is a flag fault, judged at its step, not presence).
+            if answer.is_error || says_absent(&answer.text) {
                 Seen::Holds
             } else {
                 Seen::Differs(format!("view of it succeeded: {}", excerpt(&answer.text)))
@@ -237,10 +250,10 @@ pub fn judge(path: &str, expect: &EffectKind, answer: &ToolResult) -> Seen {
             // The listing's format is the spec's (SHOULD); the fact here is only that the
             // path views as a folder: it lists itself, or at least shows no file's lines.
             let no_lines = numbered_lines(&answer.text).is_none_or(|lines| lines.is_empty());
-            if !answer.is_error && (lists_itself(path, &answer.text) || no_lines) {
+            if let Some(missing) = missing(answer) {
+                missing
+            } else if lists_itself(path, &answer.text) || no_lines {
                 Seen::Holds
-            } else if answer.is_error {
-                Seen::Differs(format!("view of it failed: {}", excerpt(&answer.text)))
             } else {
                 Seen::Differs(format!(
                     "view of it shows no listing of {path}: {}",
@@ -270,22 +283,42 @@ fn lines_of(text: &str) -> Vec<String> {
 /// Compares a file view's numbered lines with `want`; `phantom_allowed` accepts one empty
 /// numbered line after them (what numbering after a final `\n` shows, a decision).
 fn compare_lines(want: &[String], phantom_allowed: bool, answer: &ToolResult) -> Seen {
-    if answer.is_error {
-        return Seen::Differs(format!("view of it failed: {}", excerpt(&answer.text)));
+    if let Some(missing) = missing(answer) {
+        return missing;
     }
+    let unreadable = || {
+        Seen::Unverified(format!(
+            "its view is not in a line numbering the witness reads; its first line after the header: {}",
+            excerpt(body_start(&answer.text).split('\n').next().unwrap_or(""))
+        ))
+    };
     let Some(got) = numbered_lines(&answer.text) else {
+        // Numbered lines and then something else (a notice after a cut view) are readable
+        // lines; no numbered line at all is a numbering the witness does not know.
+        if numbered_run(&answer.text, 1).is_empty() {
+            return unreadable();
+        }
         return Seen::Differs(format!(
-            "view of it shows no numbered lines: {}",
+            "view of it shows more than numbered lines: {}",
             excerpt(&answer.text)
         ));
     };
-    let matches = got == want
-        || (phantom_allowed
-            && got.len() == want.len() + 1
-            && got.last().is_some_and(String::is_empty)
-            && got[..want.len()] == *want);
-    if matches {
+    // Nothing numbered, but more than a header: a numbering the witness does not know.
+    if got.is_empty() && !want.is_empty() && !body_start(&answer.text).is_empty() {
+        return unreadable();
+    }
+    // The view may show a CRLF line without its `\r` (how line ends are displayed is open):
+    // the content is then unverified through the tool, not wrong.
+    let without_cr = |shown: &str, line: &str| line.strip_suffix('\r') == Some(shown);
+    if lines_match(&got, want, phantom_allowed, |a, b| a == b) {
         return Seen::Holds;
+    }
+    if lines_match(&got, want, phantom_allowed, |a, b| {
+        a == b || without_cr(a, b)
+    }) {
+        return Seen::Unverified(
+            "its view shows lines without the `\\r` that ends them in the file, so line ends cannot be verified through the tool".to_string(),
+        );
     }
     // The answer can be as long as a reply may be: name the first line that differs only.
     let first = got
@@ -308,6 +341,136 @@ fn compare_lines(want: &[String], phantom_allowed: bool, answer: &ToolResult) ->
     ))
 }
 
+/// Compares the numbered lines a ranged view shows with those of `expected` (the spec's view
+/// of that range): their numbers and contents, whatever the format of the numbering. `None`
+/// when they agree, or when the answer cannot tell: a numbering the witness does not read, `\r`
+/// hidden at line ends, a view cut short before a notice (the text check reports each of
+/// those as what it is). `end` is the range's end: where it is `-1` or past the last line
+/// expected, one empty line after them is the numbered empty line some backends count after a
+/// final newline (`decide.final-newline`).
+pub fn ranged_view_differs(expected: &str, actual: &str, end: Option<i64>) -> Option<String> {
+    let (want, _) = numbered_pairs(expected);
+    let (mut got, more) = numbered_pairs(actual);
+    if got.is_empty() && !body_start(actual).trim().is_empty() {
+        return None;
+    }
+    let next = want.last().map_or(1, |(n, _)| n + 1);
+    let open = end.is_some_and(|end| end == -1 || usize::try_from(end).is_ok_and(|e| e >= next));
+    if open && got.len() == want.len() + 1 && got.last() == Some(&(next, String::new())) {
+        got.pop();
+    }
+    let same = |(gn, g): &(usize, String), (wn, w): &(usize, String)| {
+        gn == wn && (g == w || w.strip_suffix('\r') == Some(g.as_str()))
+    };
+    let agree = |n: usize| got.iter().zip(&want).take(n).all(|(g, w)| same(g, w));
+    if got.len() == want.len() && agree(want.len()) {
+        return None;
+    }
+    // Cut short, with a notice after the lines shown (`decide.long-views`).
+    if more && !got.is_empty() && got.len() < want.len() && agree(got.len()) {
+        return None;
+    }
+    let span = |lines: &[(usize, String)]| match (lines.first(), lines.last()) {
+        (Some((first, _)), Some((last, _))) if first == last => format!("line {first}"),
+        (Some((first, _)), Some((last, _))) => format!("lines {first}-{last}"),
+        _ => "no line".to_string(),
+    };
+    let numbers = |lines: &[(usize, String)]| lines.iter().map(|(n, _)| *n).collect::<Vec<_>>();
+    if numbers(&got) != numbers(&want) {
+        return Some(format!(
+            "the view shows {}, not {}",
+            span(&got),
+            span(&want)
+        ));
+    }
+    let (number, shown, line) = got
+        .iter()
+        .zip(&want)
+        .find(|(g, w)| !same(g, w))
+        .map(|((n, g), (_, w))| (*n, g, w))?;
+    Some(format!(
+        "line {number} shows {}, not {}",
+        excerpt(shown),
+        excerpt(line)
+    ))
+}
+
+/// The numbered lines of a view, with their numbers, from the first numbered line to the last
+/// one before something else; and whether something other than one final line break follows.
+fn numbered_pairs(text: &str) -> (Vec<(usize, String)>, bool) {
+    let mut out = Vec::new();
+    let text = text.strip_suffix('\n').unwrap_or(text);
+    let mut lines = text.split('\n');
+    for line in lines.by_ref() {
+        match split_numbered(line) {
+            Some((number, content)) => out.push((number, content.to_string())),
+            None if out.is_empty() => {}
+            None => return (out, true),
+        }
+    }
+    (out, lines.next().is_some())
+}
+
+/// Whether `got` (a view's lines) are `want`, line by line as `same` says, with one empty line
+/// after them when `phantom_allowed`.
+fn lines_match(
+    got: &[String],
+    want: &[String],
+    phantom_allowed: bool,
+    same: impl Fn(&str, &str) -> bool,
+) -> bool {
+    let each = |n: usize| got[..n].iter().zip(want).all(|(g, w)| same(g, w));
+    (got.len() == want.len() && each(want.len()))
+        || (phantom_allowed
+            && got.len() == want.len() + 1
+            && got.last().is_some_and(String::is_empty)
+            && each(want.len()))
+}
+
+/// [`Seen::Missing`] when a view of something that should be there failed or said it does not
+/// exist.
+fn missing(answer: &ToolResult) -> Option<Seen> {
+    if answer.is_error {
+        Some(Seen::Missing(format!(
+            "view of it failed: {}",
+            excerpt(&answer.text)
+        )))
+    } else if says_absent(&answer.text) {
+        Some(Seen::Missing(format!(
+            "view of it says it does not exist: {}",
+            excerpt(&answer.text)
+        )))
+    } else {
+        None
+    }
+}
+
+/// What follows a view's first line (its header); nothing when it has one line.
+fn body_start(text: &str) -> &str {
+    text.split_once('\n').map_or("", |(_, rest)| rest)
+}
+
+/// Whether an answer says its path does not exist, in any of the known phrasings: the page's
+/// "does not exist", the "not found" of LangChain and key-value stores, `ENOENT`'s "no such
+/// file". Only a first line that is no file's numbered line is read, so a file or listing that
+/// merely mentions the words is not taken for absence.
+pub fn says_absent(text: &str) -> bool {
+    let first = text.split('\n').next().unwrap_or("");
+    if split_numbered(first).is_some() {
+        return false;
+    }
+    let first = first.to_lowercase();
+    [
+        "does not exist",
+        "doesn't exist",
+        "not found",
+        "no such file",
+        "no such path",
+    ]
+    .iter()
+    .any(|phrase| first.contains(phrase))
+}
+
 /// The contents of a file view's numbered lines, numbered 1, 2, … in order whatever the width
 /// and padding of the numbers; lines before the first numbered one (headers) are skipped.
 /// `None` if something after the first numbered line is not one.
@@ -327,7 +490,8 @@ pub fn numbered_lines(text: &str) -> Option<Vec<String>> {
     Some(out)
 }
 
-/// `"     3\tcontent"` (or `3|content`, LangChain's form) as (3, "content").
+/// `"     3\tcontent"` (or `3|content`, LangChain's form, or `   3: content`, the Sept-2025
+/// example's) as (3, "content").
 fn split_numbered(line: &str) -> Option<(usize, &str)> {
     let trimmed = line.trim_start_matches(' ');
     let digits = trimmed.len()
@@ -338,7 +502,10 @@ fn split_numbered(line: &str) -> Option<(usize, &str)> {
         return None;
     }
     let (number, rest) = trimmed.split_at(digits);
-    let content = rest.strip_prefix('\t').or_else(|| rest.strip_prefix('|'))?;
+    let content = rest
+        .strip_prefix('\t')
+        .or_else(|| rest.strip_prefix('|'))
+        .or_else(|| rest.strip_prefix(": "))?;
     Some((number.parse().ok()?, content))
 }
 
@@ -383,9 +550,16 @@ mod tests {
                 "{view:?}"
             );
         }
+        // A view that hides the `\r` ending a line cannot show the line ends: unverified.
         let missing_cr = ok("h\n     1\ta\n     2\t\tb");
         assert!(matches!(
             judge("/memories/x", &want, &missing_cr),
+            Seen::Unverified(_)
+        ));
+        // One that hides it and shows another line wrong still differs.
+        let wrong = ok("h\n     1\tA\n     2\t\tb");
+        assert!(matches!(
+            judge("/memories/x", &want, &wrong),
             Seen::Differs(_)
         ));
         let extra = ok("h\n     1\ta\n     2\t\tb\r\n     3\tc");
@@ -434,6 +608,14 @@ mod tests {
             judge("/memories/d/", &dir, &ok("h\n4K\t/memories/d/")),
             Seen::Holds
         );
+        let refused = ToolResult {
+            text: "Error: gone".to_string(),
+            is_error: true,
+        };
+        assert!(matches!(
+            judge("/memories/d", &dir, &refused),
+            Seen::Missing(_)
+        ));
         let file = ok("Here's the content of /memories/e with line numbers:\n     1\tx");
         assert!(matches!(
             judge("/memories/e", &dir, &file),
@@ -450,6 +632,117 @@ mod tests {
             Seen::Differs(_)
         ));
     }
+    #[test]
+    fn absence_is_read_from_the_flag_or_the_words() {
+        let gone = EffectKind::Absent(true);
+        for text in [
+            "File not found: /memories/stolen.txt",
+            "Error: path not found: /memories/a",
+            "The path /memories/a does not exist. Please provide a valid path.",
+            "ENOENT: no such file or directory",
+        ] {
+            assert_eq!(
+                judge("/memories/a", &gone, &ok(text)),
+                Seen::Holds,
+                "{text}"
+            );
+        }
+        // A file or a listing that only mentions the words is presence.
+        let file = ok("Here's the content of /memories/a with line numbers:\n     1\tnot found");
+        assert!(matches!(
+            judge("/memories/a", &gone, &file),
+            Seen::Differs(_)
+        ));
+        let listing = ok("Here're the files:\n4.0K\t/memories\n9\t/memories/not found.txt");
+        assert!(matches!(
+            judge("/memories", &gone, &listing),
+            Seen::Differs(_)
+        ));
+        // A file the view says is not there is missing, not unreadable.
+        let want = EffectKind::FileText("a\n".to_string());
+        let gone = ok("File not found: /memories/a");
+        assert!(matches!(
+            judge("/memories/a", &want, &gone),
+            Seen::Missing(_)
+        ));
+    }
+
+    #[test]
+    fn other_numberings_are_read_and_unknown_ones_are_unverified() {
+        let want = EffectKind::FileText("a\n b\n".to_string());
+        // The Sept-2025 example's `{n:>4}: {line}`.
+        let colon = ok("Contents of /memories/x:\n   1: a\n   2:  b");
+        assert_eq!(judge("/memories/x", &want, &colon), Seen::Holds);
+        let wrong = ok("Contents of /memories/x:\n   1: a\n   2: c");
+        assert!(matches!(
+            judge("/memories/x", &want, &wrong),
+            Seen::Differs(_)
+        ));
+        for unknown in ["h\n[1] a\n[2]  b", "h\na\n b"] {
+            let seen = judge("/memories/x", &want, &ok(unknown));
+            assert!(
+                matches!(&seen, Seen::Unverified(why) if why.contains("numbering")),
+                "{seen:?}"
+            );
+        }
+        // A header alone is a view of no lines, which is a fact.
+        assert!(matches!(
+            judge("/memories/x", &want, &ok("h")),
+            Seen::Differs(_)
+        ));
+    }
+
+    #[test]
+    fn a_ranged_view_shows_the_lines_asked_for_whatever_their_format() {
+        let want =
+            "Here's the content of /memories/n.txt with line numbers:\n     2\ttwo\n     3\tthree";
+        for same in [
+            want,
+            "h\n2\ttwo\n3\tthree\n",
+            "h\n   2: two\n   3: three",
+            "h\n2|two\n3|three",
+            "not numbered at all\ntwo\nthree",
+        ] {
+            assert_eq!(ranged_view_differs(want, same, Some(3)), None, "{same:?}");
+        }
+        let more =
+            ranged_view_differs(want, "h\n     2\ttwo\n     3\tthree\n     4\tfour", Some(3));
+        assert_eq!(
+            more.as_deref(),
+            Some("the view shows lines 2-4, not lines 2-3")
+        );
+        let shifted = ranged_view_differs(want, "h\n     1\tone\n     2\ttwo", Some(3));
+        assert_eq!(
+            shifted.as_deref(),
+            Some("the view shows lines 1-2, not lines 2-3")
+        );
+        let none = ranged_view_differs(want, "h", Some(3));
+        assert_eq!(
+            none.as_deref(),
+            Some("the view shows no line, not lines 2-3")
+        );
+        let wrong = ranged_view_differs(want, "h\n     2\ttwo\n     3\tTHREE", Some(3));
+        assert_eq!(
+            wrong.as_deref(),
+            Some("line 3 shows \"THREE\", not \"three\"")
+        );
+        // A phantom empty line after a final newline only where the range runs to the end.
+        let phantom = "h\n     2\ttwo\n     3\tthree\n     4\t";
+        assert_eq!(ranged_view_differs(want, phantom, Some(-1)), None);
+        assert_eq!(ranged_view_differs(want, phantom, Some(9)), None);
+        assert!(ranged_view_differs(want, phantom, Some(3)).is_some());
+        // `\r` hidden at a line end, and a view cut short before a notice, cannot tell.
+        let crlf = "h\n     2\ttwo\r\n     3\tthree";
+        assert_eq!(
+            ranged_view_differs(crlf, "h\n     2\ttwo\n     3\tthree", Some(3)),
+            None
+        );
+        assert_eq!(
+            ranged_view_differs(want, "h\n     2\ttwo\n\n[cut]", Some(-1)),
+            None
+        );
+    }
+
     /// Answers views of `content` (a file of these lines, no final newline) as a backend that
     /// cuts every view after `cut` lines, numbering as `view_range` asks.
     fn cutting_backend(content: &[&str], cut: usize, input: &Value) -> ToolResult {
@@ -482,7 +775,7 @@ mod tests {
             calls.push(input.clone());
             Ok::<_, ()>(cutting_backend(&content, 150, input))
         });
-        assert_eq!(seen, Ok(None));
+        assert_eq!(seen, Ok(Seen::Holds));
         let ranges: Vec<&Value> = calls.iter().map(|c| &c["view_range"]).collect();
         assert_eq!(
             ranges,
@@ -498,14 +791,14 @@ mod tests {
         let seen = read_back("/memories/x", &want, |input| {
             Ok::<_, ()>(cutting_backend(short, 150, input))
         });
-        assert!(matches!(seen, Ok(Some(_))), "{seen:?}");
+        assert!(matches!(seen, Ok(Seen::Differs(_))), "{seen:?}");
         // One that has a line too many, too.
         let mut long = content.clone();
         long.push("extra");
         let seen = read_back("/memories/x", &want, |input| {
             Ok::<_, ()>(cutting_backend(&long, 1000, input))
         });
-        assert!(matches!(seen, Ok(Some(_))), "{seen:?}");
+        assert!(matches!(seen, Ok(Seen::Differs(_))), "{seen:?}");
         // A short text is never paged: one view, whatever it shows.
         let mut views = 0;
         let small = EffectKind::FileText("a\nb\n".to_string());
@@ -514,7 +807,7 @@ mod tests {
             Ok::<_, ()>(cutting_backend(&["a"], 1, input))
         });
         assert!(
-            matches!(seen, Ok(Some(_))) && views == 1,
+            matches!(seen, Ok(Seen::Differs(_))) && views == 1,
             "{seen:?} {views}"
         );
     }
@@ -533,7 +826,7 @@ mod tests {
         let seen = read_back("/memories/x", &want, |input| {
             Ok::<_, ()>(cut(input, &content))
         });
-        assert_eq!(seen, Ok(None));
+        assert_eq!(seen, Ok(Seen::Holds));
         // A file whose last line really is cut short differs.
         let short = "z".repeat(50);
         let mut cut_short = content.clone();
@@ -541,7 +834,7 @@ mod tests {
         let seen = read_back("/memories/x", &want, |input| {
             Ok::<_, ()>(cut(input, &cut_short))
         });
-        assert!(matches!(seen, Ok(Some(_))), "{seen:?}");
+        assert!(matches!(seen, Ok(Seen::Differs(_))), "{seen:?}");
     }
 
     #[test]
@@ -553,9 +846,9 @@ mod tests {
         let seen = read_back("/memories/x", &want, |input| {
             Ok::<_, ()>(cutting_backend(&content, 110, input))
         });
-        assert_eq!(seen, Ok(None));
+        assert_eq!(seen, Ok(Seen::Holds));
         let huge = EffectKind::FileText("x\n".repeat(READ_BACK_MAX_LINES));
         let seen = read_back("/memories/x", &huge, |_| Err::<ToolResult, _>("asked"));
-        assert_eq!(seen, Ok(None));
+        assert_eq!(seen, Ok(Seen::Holds));
     }
 }

@@ -720,7 +720,7 @@ impl App {
         let headline = step.verdict.headline();
         let preferred = if self.review.is_some() && step.changed {
             Some(Source::Results(Pair::RecordedBackend))
-        } else if headline.is_some_and(|d| d.finding.check == Check::Effect)
+        } else if headline.is_some_and(|d| matches!(d.finding.check, Check::Effect | Check::Lost))
             && !step.files.is_empty()
         {
             Some(Source::File(0))

@@ -366,7 +366,42 @@ fn deleting_the_root_fails() {
         &[],
     );
     let result = run.result("delete.root-trailing-slash");
-    assert!(has(&result, "effect:MUST"), "{result}");
+    assert!(has(&result, "lost:MUST"), "{result}");
+    // The lost memories are the cause; the success it reported follows from them.
+    let causes = run.json()["root_causes"].clone();
+    assert_eq!(causes[0]["rule"], "delete.not-root", "{causes:#}");
+    assert_eq!(causes[0]["harm"], "loss", "{causes:#}");
+    let flag = causes
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["rule"] == "errors.is-error-flag");
+    assert!(flag.is_none(), "the flag follows from the loss: {causes:#}");
+}
+
+/// The lines a `view_range` asks for are a fact: one line too many is not conformant, whatever
+/// the wording of the view.
+#[test]
+fn a_view_range_one_line_too_many_fails() {
+    let run = expect(
+        "view_range_one_too_many",
+        From::Suite,
+        &[
+            ("view-range.middle", "fail"),
+            ("view-range.single-line", "fail"),
+            ("view-file.basic", "pass"),
+        ],
+        NOT_CONFORMANT,
+        &[],
+    );
+    let result = run.result("view-range.middle");
+    assert!(has(&result, "lines:MUST"), "{result}");
+    let causes = run.json()["root_causes"].clone();
+    assert_eq!(causes[0]["rule"], "view.view-range", "{causes:#}");
+    assert_eq!(
+        causes[0]["message"], "the view shows lines 2-4, not lines 2-3",
+        "{causes:#}"
+    );
 }
 
 #[test]
