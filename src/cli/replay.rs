@@ -181,7 +181,10 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
     let replayed = match replayed {
         Ok(replayed) => replayed,
         Err(e) if e.is_usage() => return fail(EXIT_USAGE, &e),
-        Err(e @ replay::ReplayError::NeverStarted { .. }) => return fail(EXIT_BACKEND_BROKE, &e),
+        Err(
+            e @ (replay::ReplayError::NeverStarted { .. }
+            | replay::ReplayError::Start(replay::scratch::StartError::Tampered(_))),
+        ) => return fail(EXIT_BACKEND_BROKE, &e),
         Err(e) => return fail(EXIT_INTERNAL, &e),
     };
     if interactive {
@@ -262,8 +265,16 @@ pub(crate) fn record(args: &RecordArgs) -> ExitCode {
     let session = match recorded {
         Ok(session) => session,
         Err(e @ RecordError::Broke { .. }) => return fail(EXIT_BACKEND_BROKE, &e),
-        Err(RecordError::Folder(e)) if e.is_usage() => return fail(EXIT_USAGE, &e),
-        Err(e @ RecordError::Folder(_)) => return fail(EXIT_INTERNAL, &e),
+        Err(
+            RecordError::Folder(e)
+            | RecordError::Start(memspec::replay::scratch::StartError::Seed(e)),
+        ) if e.is_usage() => return fail(EXIT_USAGE, &e),
+        Err(e @ RecordError::Start(memspec::replay::scratch::StartError::Tampered(_))) => {
+            return fail(EXIT_BACKEND_BROKE, &e);
+        }
+        Err(e @ (RecordError::Folder(_) | RecordError::Start(_))) => {
+            return fail(EXIT_INTERNAL, &e);
+        }
     };
     if let Err(e) = memspec::transcript::session::write(&args.output, &session) {
         return fail(EXIT_INTERNAL, &e);

@@ -263,6 +263,20 @@ impl Session {
         Reset::Clean
     }
 
+    /// Starts the backend and has it forget every memory, as `check` does before each case: a
+    /// store kept elsewhere (a database file, a server) must not carry an earlier run's
+    /// memories into this one. A backend that knows no `reset` is stopped again, so that the
+    /// probe cannot confuse its first real call (which starts it afresh). `Err` only when the
+    /// backend could not be started.
+    pub fn start_clean(&mut self) -> Result<Reset, Fault> {
+        self.running()?;
+        let reset = self.reset();
+        if matches!(reset, Reset::Refused(_)) {
+            self.stop();
+        }
+        Ok(reset)
+    }
+
     /// A new case starts on this process: its errors quote what it writes to stderr from now on.
     pub fn begin_case(&mut self) {
         if let Some(backend) = self.backend.as_mut() {

@@ -110,11 +110,8 @@ pub fn run(
     };
     let mut session = match reused {
         Some(session) => session,
-        None => {
-            let sandbox = scratch::planted(None, "")
-                .map_err(|e| FuzzError::Harness(format!("cannot make a sandbox: {e}")))?;
-            Session::on(sandbox, backend, replay::timeouts(&options))
-        }
+        None => scratch::clean_session(backend, None, replay::timeouts(&options))
+            .map_err(|e| FuzzError::Harness(e.to_string()))?,
     };
     let replayed = replay::replay_in(
         transcript(actions, "fuzz"),

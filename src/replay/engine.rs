@@ -29,10 +29,10 @@ pub fn replay(
     spec: Option<&Spec>,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Replay, ReplayError> {
-    let backend_box = scratch::seeded(options.seed.as_deref())?;
-    // The backend under test, started again after it breaks (on the same folder, so a
-    // filesystem backend keeps its state), until it has broken too often in a row.
-    let mut backend = Session::on(backend_box, &options.backend, timeouts(options));
+    // The backend under test, started clean, and again after it breaks (on the same folder,
+    // so a filesystem backend keeps its state), until it has broken too often in a row.
+    let seed = scratch::Named::load(options.seed.as_deref())?;
+    let mut backend = scratch::clean_session(&options.backend, seed.as_ref(), timeouts(options))?;
     let replayed = replay_in(transcript, options, spec, progress, &mut backend);
     backend.discard();
     replayed

@@ -325,6 +325,9 @@ pub enum ReplayError {
     /// A scratch folder could not be made or seeded.
     #[error(transparent)]
     Folder(#[from] scratch::SeedError),
+    /// The backend could not be started clean (see [`scratch::clean_session`]).
+    #[error(transparent)]
+    Start(#[from] scratch::StartError),
     /// The reference backend could not open its folder.
     #[error(transparent)]
     Reference(#[from] crate::reference::ReferenceError),
@@ -350,7 +353,7 @@ impl ReplayError {
     /// Whether the user can fix it by changing the arguments (exit 2) rather than it being
     /// the harness's problem (exit 4).
     pub fn is_usage(&self) -> bool {
-        matches!(self, ReplayError::Folder(e) if e.is_usage())
+        matches!(self, ReplayError::Folder(e) | ReplayError::Start(scratch::StartError::Seed(e)) if e.is_usage())
     }
 }
 

@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use super::scratch;
 use crate::backend::{BackendSpec, DEFAULT_STARTUP, Timeouts};
-use crate::exec;
 use crate::spec::Revision;
 use crate::transcript::Transcript;
 use crate::transcript::session::{self, Session, SessionHeader, SessionSeed};
@@ -17,6 +16,9 @@ pub enum RecordError {
     /// A scratch folder could not be made or seeded.
     #[error(transparent)]
     Folder(#[from] scratch::SeedError),
+    /// The backend could not be started clean.
+    #[error(transparent)]
+    Start(#[from] scratch::StartError),
     /// The backend broke: a golden file of a broken run would pin the breakage.
     #[error("the backend broke at step {step} ({call}): {reason}; nothing was written")]
     Broke {
@@ -40,19 +42,12 @@ pub fn record(
     timeout: Duration,
     revision: Revision,
 ) -> Result<Session, RecordError> {
-    let name = seed
-        .map(|path| path.display().to_string())
-        .unwrap_or_default();
-    let seed = seed.map(scratch::Seed::load).transpose()?;
-    let sandbox = scratch::planted(seed.as_ref(), &name)?;
-    let mut running = exec::Session::on(
-        sandbox,
-        backend,
-        Timeouts {
-            call: timeout,
-            startup: DEFAULT_STARTUP,
-        },
-    );
+    let timeouts = Timeouts {
+        call: timeout,
+        startup: DEFAULT_STARTUP,
+    };
+    let seed = scratch::Named::load(seed)?;
+    let mut running = scratch::clean_session(backend, seed.as_ref(), timeouts)?;
     let mut steps = Vec::new();
     for (i, call) in transcript.memory_calls().enumerate() {
         match running.call(&call.input) {
@@ -72,7 +67,7 @@ pub fn record(
             memspec_session: session::VERSION,
             backend: backend.label(),
             created: session::now_rfc3339(),
-            seed: seed.map(|s| Box::new(SessionSeed::Content(s.to_value()))),
+            seed: seed.map(|s| Box::new(SessionSeed::Content(s.seed.to_value()))),
             revision: Some(revision),
             amended: Vec::new(),
         },
