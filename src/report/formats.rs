@@ -18,6 +18,7 @@ pub fn json(report: &Report) -> String {
         "accepted_by_baseline": report.accepted_breaks(),
         "lineages": report.lineages(),
         "root_causes": report.root_causes(),
+        "refuses_everything": report.refuses_everything(),
         "counts": report.counts().iter().map(|(o, n)| (o.as_str().to_string(), serde_json::Value::from(*n))).collect::<serde_json::Map<_, _>>(),
         "report": report,
     });
@@ -239,9 +240,14 @@ pub fn markdown(report: &Report) -> String {
         for cause in causes {
             let _ = writeln!(
                 out,
-                "| `{}` | {} | {} | `{}` |",
+                "| `{}` | {}{} | {} | `{}` |",
                 cause.rule,
                 cause.level.as_str(),
+                cause
+                    .harm
+                    .label()
+                    .map(|label| format!(", {label}"))
+                    .unwrap_or_default(),
                 cause.cases,
                 cause.first_case
             );

@@ -218,6 +218,13 @@ fn root_causes(out: &mut String, report: &Report) {
     if causes.is_empty() && broke == 0 {
         return;
     }
+    if let Some(first) = report.refuses_everything() {
+        let _ = writeln!(
+            out,
+            "every call was answered with an error, e.g. {}\n",
+            excerpt_line(first)
+        );
+    }
     let consequences: usize = causes.iter().map(|c| c.consequences).sum();
     let _ = writeln!(
         out,
@@ -369,5 +376,43 @@ fn summary(out: &mut String, report: &Report) {
             }
         }
     };
-    let _ = writeln!(out, "verdict: {verdict}");
+    let _ = writeln!(out, "verdict: {verdict}{}", harm_note(report));
+}
+
+/// What the worst root causes cost, after the verdict: a reader of the last line learns that
+/// memories were lost or something outside was touched even when a flag fault is the larger
+/// cause by count.
+fn harm_note(report: &Report) -> String {
+    use crate::suite::grade::Harm;
+    let causes = report.root_causes();
+    let named = |harm: Harm| -> Vec<String> {
+        causes
+            .iter()
+            .filter(|c| c.harm == harm && c.level != crate::suite::case::Level::Info)
+            .map(|c| format!("{} ({})", c.rule, plural(c.cases, "case", "cases")))
+            .collect()
+    };
+    let mut notes = Vec::new();
+    let escapes = named(Harm::Escape);
+    if !escapes.is_empty() {
+        notes.push(format!(
+            "something outside /memories touched or shown: {}",
+            escapes.join(", ")
+        ));
+    }
+    let losses = named(Harm::Loss);
+    if !losses.is_empty() {
+        notes.push(format!("memories LOST: {}", losses.join(", ")));
+    }
+    notes.iter().map(|note| format!("; {note}")).collect()
+}
+
+/// The first line of a backend's text, bounded, quoted.
+fn excerpt_line(text: &str) -> String {
+    const SHOWN: usize = 120;
+    let line = text.lines().next().unwrap_or_default();
+    match line.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("{:?}…", &line[..cut]),
+        None => format!("{line:?}"),
+    }
 }

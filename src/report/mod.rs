@@ -10,7 +10,10 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::spec::{Revision, Spec};
-use crate::suite::grade::{CaseResult, Outcome};
+use crate::suite::grade::{CaseResult, Outcome, Phase};
+
+/// The fewest calls after which a backend that refused every one is said to refuse everything.
+pub const REFUSES_EVERYTHING_CALLS: usize = 10;
 
 /// Everything a report shows.
 #[derive(Debug, Clone, Serialize)]
@@ -126,6 +129,26 @@ impl Report {
             .first()
             .map(|r| (r.id.as_str(), r.reason.as_deref().unwrap_or_default()));
         (broke.len(), first)
+    }
+
+    /// When the backend answered every call of the run with an error (at least
+    /// [`REFUSES_EVERYTHING_CALLS`] of them): what the first one said. Such a backend has one
+    /// cause, whatever rules its refusals break one by one.
+    pub fn refuses_everything(&self) -> Option<&str> {
+        let mut answers = self
+            .results
+            .iter()
+            .flat_map(|r| &r.calls)
+            .filter(|c| c.phase != Phase::Witness)
+            .filter_map(|c| c.result.as_ref())
+            .peekable();
+        let first = answers.peek().map(|answer| answer.text.as_str())?;
+        let (mut calls, mut refused) = (0, 0);
+        for answer in answers {
+            calls += 1;
+            refused += usize::from(answer.is_error);
+        }
+        (calls >= REFUSES_EVERYTHING_CALLS && refused == calls).then_some(first)
     }
 
     /// The rules that every selected case naming them skipped (`--not-on-folder`): the run

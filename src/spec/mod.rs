@@ -204,6 +204,8 @@ pub mod known {
     pub const ERROR_PREFIX: RuleId = RuleId::known("decide.error-prefix");
     /// The format of a listing's sizes (a dialect).
     pub const SIZE_FORMAT: RuleId = RuleId::known("decide.size-format");
+    /// Whether a folder exists on its own in a store of keys (open).
+    pub const KEY_VALUE_FOLDERS: RuleId = RuleId::known("decide.key-value-folders");
     /// The order of a listing's entries (open).
     pub const LISTING_ORDER: RuleId = RuleId::known("decide.listing-order");
     /// Whether a final newline starts a numbered line (open).
@@ -228,6 +230,7 @@ pub mod known {
     /// Every id above; a spec without one of them is refused.
     pub const ALL: &[RuleId] = &[
         VIEW_VIEW_RANGE,
+        KEY_VALUE_FOLDERS,
         VIEW_DIR_DEPTH,
         VIEW_DIR_SIZES,
         CONCURRENCY_NO_LOST_UPDATE,

@@ -86,16 +86,40 @@ pub fn mark_follows(result: &mut CaseResult, step_inputs: &[&Value]) {
             finding.follows = Some(cause.clone());
         }
     }
-    // A flag that only reported an effect wrong on its own follows that effect.
-    let Some((index, Check::IsError, flag)) = root else {
-        return;
-    };
     let Some(effect) = result
         .findings
         .iter()
         .filter(|f| is_effect(f.check) && f.follows.is_none() && f.level != Level::Info)
         .max_by_key(|f| f.harm())
+        .cloned()
     else {
+        return;
+    };
+    // A view after a step that changed the store shows the store: when the store is wrong, the
+    // lines it shows follow from that.
+    let changed_before = |step: usize| {
+        step_inputs[..step.min(step_inputs.len())]
+            .iter()
+            .rposition(|input| {
+                input
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .is_some_and(|command| CHANGES_STORE.contains(&command))
+            })
+    };
+    for finding in &mut result.findings {
+        if finding.check == Check::Lines
+            && finding.follows.is_none()
+            && let Some(changed) = finding.step.and_then(changed_before)
+        {
+            finding.follows = Some(Cause {
+                rule: effect.rule.clone(),
+                step: Some(changed),
+            });
+        }
+    }
+    // A flag that only reported an effect wrong on its own follows that effect.
+    let Some((index, Check::IsError, flag)) = root else {
         return;
     };
     let cause = Cause {

@@ -39,6 +39,10 @@ pub struct LoadedCase {
     /// The checks every case makes: confinement (canaries, outside changes, canary content in
     /// an output, the sandbox) and host paths in an output.
     pub always: Always,
+    /// `create.writes-file-text`: the rule of a file whose text a step's `create` wrote last,
+    /// whatever the case checks (a case about overwriting still finds a create that wrote
+    /// the text wrong as that fault).
+    pub writes: Graded,
 }
 
 /// The rules of the checks made in every case, whatever it says.
@@ -305,6 +309,7 @@ pub fn lint_files(files: &[(String, String)], spec: &Spec) -> (Suite, Vec<LintPr
                             confinement: Graded::of(known::CONFINEMENT, spec),
                             host_paths: Graded::of(known::NO_HOST_PATHS, spec),
                         },
+                        writes: Graded::of(known::CREATE_WRITES_FILE_TEXT, spec),
                     });
                 }
                 Err(Some(message)) => problem(message),

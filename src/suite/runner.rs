@@ -1,5 +1,7 @@
 //! Running cases against a backend: selection, isolation, checks, parallelism.
 
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -15,6 +17,7 @@ use crate::backend::{BackendSpec, Timeouts};
 use crate::exec::session::tampering;
 use crate::exec::{Broke, Fault, FixtureError, Reset, Sandbox, Session};
 use crate::protocol::ToolResult;
+use crate::spec::known;
 
 /// Which cases to run. Empty lists select everything.
 #[derive(Debug, Clone, Default)]
@@ -460,6 +463,7 @@ pub fn run_case_in(
         ));
         return Ok(result);
     }
+    let planted = planted_from_outside(&case.fixtures);
     match execute(
         loaded,
         backend,
@@ -469,12 +473,38 @@ pub fn run_case_in(
         starts,
         &mut result,
     ) {
-        Ok(()) => result.outcome = CaseResult::graded(&result.findings, options.strict),
+        Ok(()) => {
+            if let Some((rule, what)) = &planted {
+                hostile_environment(&mut result.findings, rule, what);
+            }
+            result.outcome = CaseResult::graded(&result.findings, options.strict);
+        }
         Err(Fault::Harness(message)) => {
             return Err(RunError::Harness {
                 case: case.id.clone(),
                 message,
             });
+        }
+        // Breaking on an object no tool call can make (hanging on a FIFO) is this case's
+        // finding in the hostile-environment tier, not the run's headline.
+        Err(fault) if planted.is_some() => {
+            let (rule, what) = planted.unwrap_or((known::SPECIAL_FILES, String::new()));
+            result.findings.push(Finding {
+                check: Check::Sandbox,
+                level: Level::Info,
+                rule,
+                step: None,
+                message: format!(
+                    "hostile environment: the backend broke on {what} planted from outside"
+                ),
+                expected: None,
+                actual: Some(fault.to_string()),
+                dialect: None,
+                expected_shown: None,
+                follows: None,
+            });
+            result.outcome = CaseResult::graded(&result.findings, options.strict);
+            result.reason = Some(format!("broke: {fault}"));
         }
         Err(fault) => {
             result.outcome = Outcome::Error;
@@ -483,6 +513,45 @@ pub fn run_case_in(
     }
     result.duration = started.elapsed();
     Ok(result)
+}
+
+/// The decision that grades a case whose fixtures plant what no tool call can make (a hard
+/// link, whose other name may lie outside; a FIFO), with what was planted.
+fn planted_from_outside(
+    fixtures: &[super::case::Fixture],
+) -> Option<(crate::spec::RuleId, String)> {
+    use super::case::FixtureKind;
+    let rule = if fixtures
+        .iter()
+        .any(|f| matches!(f.kind, FixtureKind::Hardlink(_)))
+    {
+        known::HARD_LINKS
+    } else if fixtures
+        .iter()
+        .any(|f| matches!(f.kind, FixtureKind::Fifo(_)))
+    {
+        known::SPECIAL_FILES
+    } else {
+        return None;
+    };
+    Some((rule, fixture_kinds(fixtures)))
+}
+
+/// Grades in the hostile-environment tier (INFO, under the decision on such objects) what a
+/// backend read or wrote outside through an object planted from outside: no path check can see
+/// a hard link, so following one is how a backend fares among such objects, not an escape of
+/// its own making.
+fn hostile_environment(findings: &mut [Finding], rule: &crate::spec::RuleId, what: &str) {
+    for finding in findings {
+        if matches!(finding.check, Check::Outside | Check::Leak) {
+            finding.level = Level::Info;
+            finding.rule = rule.clone();
+            finding.message = format!(
+                "hostile environment ({what} planted from outside): {}",
+                finding.message
+            );
+        }
+    }
 }
 
 /// Why a case could not start on a backend.
@@ -654,14 +723,18 @@ fn run_calls(
         let leaks = session.check_answer(&input, &answer, None, &loaded.always);
         result.findings.extend(leaks);
         if answer.is_error {
+            // What the setup needs is checked by the cases of its own command; here a refusal
+            // (a size limit, a name length the page lets a backend set) only means that this
+            // case cannot be checked.
             result.findings.push(Finding {
                 check: Check::Setup,
-                level: rule.level,
+                level: Level::Info,
                 rule: rule.rule.clone(),
                 step: None,
                 message: format!(
-                    "setup call {} returned an error, so the case could not be checked",
-                    i + 1
+                    "not checked: the backend refused setup call {} ({})",
+                    i + 1,
+                    described(&input)
                 ),
                 expected: Some("a successful result".to_string()),
                 actual: Some(answer.text),
@@ -675,11 +748,13 @@ fn run_calls(
     verify_setup(loaded, session, on_folder, result)?;
     let mut effects: Vec<(&Effect, &Graded)> =
         loaded.case.effects.iter().zip(&loaded.effects).collect();
+    let mut before = Before::of(&loaded.case);
     for (i, step) in loaded.case.steps.iter().enumerate() {
         let input = expand_input(&step.input, session.sandbox());
         let answer = call(session, Phase::Step, &input, result)?;
         let leaks = session.check_answer(&input, &answer, Some(i), &loaded.always);
         result.findings.extend(leaks);
+        before.wrote(&input, answer.is_error);
         let allowed = loaded.alternatives.get(i).and_then(Option::as_ref);
         if let Some(allowed) = allowed {
             result.choices.push(Choice {
@@ -688,6 +763,24 @@ fn run_calls(
                 choice: allowed.choice.clone(),
                 taken: answer.is_error == allowed.is_error,
             });
+        }
+        if step.is_error == Some(false) && answer.is_error && large_write(&input) {
+            result.findings.push(Finding {
+                check: Check::IsError,
+                level: Level::Info,
+                rule: loaded.steps[i].is_error.rule.clone(),
+                step: Some(i),
+                message: format!(
+                    "not checked: the backend refused a large write ({}), a limit the page lets a backend set",
+                    described(&input)
+                ),
+                expected: Some("false".to_string()),
+                actual: Some(answer.text),
+                dialect: None,
+                expected_shown: None,
+                follows: None,
+            });
+            return Ok(());
         }
         match allowed {
             Some(allowed) if answer.is_error == allowed.is_error => {
@@ -700,7 +793,98 @@ fn run_calls(
             _ => check_step(loaded, session.sandbox(), step, i, &answer, result)?,
         }
     }
-    check_effects(&effects, session, on_folder, result)
+    let effects: Vec<(&Effect, &Graded)> = effects
+        .into_iter()
+        .map(|(effect, graded)| match &effect.expect {
+            EffectKind::FileText(text) if before.created.get(&effect.path) == Some(text) => {
+                (effect, &loaded.writes)
+            }
+            _ => (effect, graded),
+        })
+        .collect();
+    check_effects(&effects, &before, session, on_folder, result)
+}
+
+/// What the store held before the steps, as far as the case says: the paths its setup created
+/// (with their folders) and its fixtures; and the paths its steps renamed away.
+struct Before {
+    existed: BTreeSet<String>,
+    renamed: Vec<String>,
+    /// The paths whose last write in the steps is a `create` that answered success, with its
+    /// text (filled as the steps run).
+    created: BTreeMap<String, String>,
+}
+
+impl Before {
+    /// Notes what a step that answered `is_error` did to [`Before::created`].
+    fn wrote(&mut self, input: &Value, is_error: bool) {
+        let field = |name: &str| input.get(name).and_then(Value::as_str);
+        match (field("command"), field("path"), field("file_text")) {
+            (Some("view"), ..) => {}
+            (Some("create"), Some(path), Some(text)) if !is_error => {
+                self.created.insert(path.to_string(), text.to_string());
+            }
+            // Any other call may change what a path holds.
+            _ => {
+                for name in ["path", "old_path", "new_path"] {
+                    if let Some(path) = field(name) {
+                        self.created.remove(path);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Before {
+    fn of(case: &super::case::Case) -> Before {
+        let created = case
+            .setup
+            .iter()
+            .filter(|call| call.input().get("command").and_then(Value::as_str) == Some("create"))
+            .filter_map(|call| call.input().get("path").and_then(Value::as_str))
+            .map(str::to_string);
+        let planted = case
+            .fixtures
+            .iter()
+            .map(|fixture| format!("/memories/{}", fixture.path));
+        let mut existed = BTreeSet::new();
+        for path in created.chain(planted) {
+            let mut path = path.trim_end_matches('/');
+            while path.starts_with("/memories/") {
+                existed.insert(path.to_string());
+                path = path.rsplit_once('/').map_or("", |(parent, _)| parent);
+            }
+        }
+        let renamed = case
+            .steps
+            .iter()
+            .filter(|step| step.input.get("command").and_then(Value::as_str) == Some("rename"))
+            // `path` too: a backend may take it for `old_path` (malformed.rename-path-alias).
+            .flat_map(|step| ["old_path", "path"].map(|field| step.input.get(field)))
+            .filter_map(|path| path.and_then(Value::as_str))
+            .map(|path| path.trim_end_matches('/').to_string())
+            .collect();
+        Before {
+            existed,
+            renamed,
+            created: BTreeMap::new(),
+        }
+    }
+
+    /// Whether a path that should be there and is not is a memory lost: it was there before
+    /// the steps, and no step moved it away (a rename that went elsewhere or did not happen
+    /// is wrong, not a loss).
+    fn lost(&self, path: &str) -> bool {
+        let path = path.trim_end_matches('/');
+        let moved = self.renamed.iter().any(|from| {
+            path == from
+                || path
+                    .strip_prefix(from.as_str())
+                    .is_some_and(|rest| rest.starts_with('/'))
+        });
+        (self.existed.contains(path) || path == "/memories") && !moved
+    }
 }
 
 /// Effects are facts: on a folder the disk is their witness (the backend's `view` is judged as a
@@ -708,23 +892,49 @@ fn run_calls(
 /// `view`, and what that cannot show is reported as unverified (INFO), never as a failure.
 fn check_effects(
     effects: &[(&Effect, &Graded)],
+    before: &Before,
     session: &mut Session,
     on_folder: bool,
     result: &mut CaseResult,
 ) -> Result<(), Fault> {
-    for &(effect, graded) in effects {
-        let (seen, how) = if on_folder {
-            let seen = match session.sandbox().check_effect(&effect.path, &effect.expect) {
+    let mut witnessed = Vec::with_capacity(effects.len());
+    for &(effect, _) in effects {
+        witnessed.push(if on_folder {
+            match session.sandbox().check_effect(&effect.path, &effect.expect) {
                 Ok(()) => Seen::Holds,
                 Err(found) => Seen::Differs(found),
-            };
-            (seen, "after the steps")
+            }
         } else {
-            let seen = read_back(session, &effect.path, &effect.expect, result)?;
-            (seen, "read back with view after the steps")
-        };
-        // Something that should be there and is not is a lost memory, whatever the rule.
-        let gone = match &seen {
+            read_back(session, &effect.path, &effect.expect, result)?
+        });
+    }
+    let how = if on_folder {
+        "after the steps"
+    } else {
+        "read back with view after the steps"
+    };
+    for (&(effect, graded), seen) in effects.iter().zip(&witnessed) {
+        let message = format!("{how}, {} should be", effect.path);
+        // A store of keys may keep folders only as prefixes of its keys: a folder gone with
+        // its last file, or shown as a file of the same name, is its choice while every file
+        // that should be under it is there.
+        if !on_folder
+            && matches!(effect.expect, EffectKind::Dir(_))
+            && let Seen::Missing(what) | Seen::Differs(what) = seen
+            && below_holds(effects, &witnessed, &effect.path)
+        {
+            let mut finding =
+                fact_finding(Check::Effect, graded, message, &effect.expect, what.clone());
+            finding.level = Level::Info;
+            finding.rule = known::KEY_VALUE_FOLDERS;
+            finding.message = format!(
+                "{}: the store shows no folder there while every file that should be in it is, as a store of keys may",
+                finding.message
+            );
+            result.findings.push(finding);
+            continue;
+        }
+        let gone = match seen {
             Seen::Missing(_) => true,
             Seen::Differs(_) if on_folder => {
                 !matches!(effect.expect, EffectKind::Absent(_))
@@ -735,13 +945,31 @@ fn check_effects(
             }
             _ => false,
         };
-        let check = if gone { Check::Lost } else { Check::Effect };
-        let message = format!("{how}, {} should be", effect.path);
-        if let Some(finding) = seen_finding(check, graded, message, &effect.expect, seen) {
+        let check = if gone && before.lost(&effect.path) {
+            Check::Lost
+        } else {
+            Check::Effect
+        };
+        if let Some(finding) = seen_finding(check, graded, message, &effect.expect, seen.clone()) {
             result.findings.push(finding);
         }
     }
     Ok(())
+}
+
+/// Whether every effect below the folder `dir` that expects something there holds (or could
+/// not be verified): none of its files is lost.
+fn below_holds(effects: &[(&Effect, &Graded)], seen: &[Seen], dir: &str) -> bool {
+    let dir = dir.trim_end_matches('/');
+    effects.iter().zip(seen).all(|((effect, _), seen)| {
+        let below = effect
+            .path
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.starts_with('/') && rest.len() > 1);
+        !below
+            || matches!(effect.expect, EffectKind::Absent(_) | EffectKind::Dir(_))
+            || matches!(seen, Seen::Holds | Seen::Unverified(_))
+    })
 }
 
 /// The finding of a fact the witness saw: none when it holds, the rule's level when it differs,
@@ -790,6 +1018,38 @@ fn fact_finding(
     }
 }
 
+/// The most files of a setup verified through the tool (see [`verify_setup`]).
+const SETUP_VIEWS: usize = 16;
+
+/// Texts from this many bytes make a large write: the GA page advises "preventing files from
+/// growing too large" without a number, and cuts views of files over 16,000 characters.
+const LARGE_WRITE: usize = 16_000;
+
+/// Whether a call writes a text of [`LARGE_WRITE`] bytes or more, which a backend may refuse.
+fn large_write(input: &Value) -> bool {
+    ["file_text", "insert_text", "new_str"]
+        .iter()
+        .filter_map(|field| input.get(*field).and_then(Value::as_str))
+        .any(|text| text.len() >= LARGE_WRITE)
+}
+
+/// A call in a few words: its command, path and the size of what it writes.
+fn described(input: &Value) -> String {
+    let field = |name: &str| input.get(name).and_then(Value::as_str);
+    let mut out = format!(
+        "{} {}",
+        field("command").unwrap_or("?"),
+        field("path").or(field("old_path")).unwrap_or("")
+    );
+    if let Some(text) = field("file_text")
+        .or(field("insert_text"))
+        .or(field("new_str"))
+    {
+        let _ = write!(out, " of {} bytes", text.len());
+    }
+    out
+}
+
 /// What a case's fixtures are, for the reason it is skipped: `a symbolic link and a FIFO`.
 fn fixture_kinds(fixtures: &[super::case::Fixture]) -> String {
     use super::case::FixtureKind;
@@ -825,7 +1085,21 @@ fn verify_setup(
     on_folder: bool,
     result: &mut CaseResult,
 ) -> Result<(), Fault> {
-    for (index, path, expect) in witness::setup_files(&loaded.case.setup) {
+    let files = witness::setup_files(&loaded.case.setup);
+    // Through the tool, a wide setup is verified by a sample spread over it (its first and
+    // last files among them): one view per file cost a slow backend minutes on 1,500 files.
+    let stride = if on_folder {
+        1
+    } else {
+        files.len().div_ceil(SETUP_VIEWS).max(1)
+    };
+    let last = files.len().saturating_sub(1);
+    let sample = files
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % stride == 0 || *i == last)
+        .map(|(_, file)| file);
+    for (index, path, expect) in sample {
         let Some(rule) = loaded.setup.get(index) else {
             continue;
         };

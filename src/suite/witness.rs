@@ -96,14 +96,43 @@ pub fn read_back<E>(
     if want.len() >= READ_BACK_MAX_LINES {
         return Ok(Seen::Holds);
     }
+    // A view that says it was cut (a runner that keeps the head and tail of a long output)
+    // may splice lines: what it shows then cannot be read as the file's lines.
+    let mut cut: Option<String> = None;
+    let mut ask = |input: &Value| {
+        let answer = ask(input)?;
+        if cut.is_none() && announces_cut(&answer.text) {
+            cut = Some(excerpt(
+                answer.text.trim_start().lines().next().unwrap_or(""),
+            ));
+        }
+        Ok(answer)
+    };
+    let seen = read_file_back(path, &want, phantom_allowed, size, &mut ask)?;
+    Ok(match (seen, cut) {
+        (Seen::Differs(_), Some(notice)) => Seen::Unverified(format!(
+            "its view says it was cut ({notice}), so the file could not be read whole"
+        )),
+        (seen, _) => seen,
+    })
+}
+
+/// Reads a file of the lines `want` back: one plain view, then in parts when it is long.
+fn read_file_back<E>(
+    path: &str,
+    want: &[String],
+    phantom_allowed: bool,
+    size: usize,
+    mut ask: impl FnMut(&Value) -> Result<ToolResult, E>,
+) -> Result<Seen, E> {
     let answer = ask(&json!({"command": "view", "path": path}))?;
-    let plain = compare_lines(&want, phantom_allowed, &answer);
+    let plain = compare_lines(want, phantom_allowed, &answer);
     if plain == Seen::Holds || size <= PLAIN_VIEW_LIMIT {
         return Ok(plain);
     }
     // A cut view (a notice after its lines, or fewer lines) is read on in parts; a view the
     // witness could not read stays unverified when the parts cannot be read either.
-    let Some(what) = page_through(path, &want, phantom_allowed, &mut ask)? else {
+    let Some(what) = page_through(path, want, phantom_allowed, &mut ask)? else {
         return Ok(Seen::Holds);
     };
     Ok(match plain {
@@ -313,11 +342,18 @@ fn compare_lines(want: &[String], phantom_allowed: bool, answer: &ToolResult) ->
     if lines_match(&got, want, phantom_allowed, |a, b| a == b) {
         return Seen::Holds;
     }
+    // Or show a lone `\r` as a line break (Python's `splitlines`).
+    let split_at_cr = || {
+        let joined = want.join("\n").replace("\r\n", "\n").replace('\r', "\n");
+        lines_of(&joined)
+    };
     if lines_match(&got, want, phantom_allowed, |a, b| {
         a == b || without_cr(a, b)
-    }) {
+    }) || (want.iter().any(|line| line.contains('\r'))
+        && lines_match(&got, &split_at_cr(), phantom_allowed, |a, b| a == b))
+    {
         return Seen::Unverified(
-            "its view shows lines without the `\\r` that ends them in the file, so line ends cannot be verified through the tool".to_string(),
+            "its view shows the file's `\\r` as a line end or not at all, so line ends cannot be verified through the tool".to_string(),
         );
     }
     // The answer can be as long as a reply may be: name the first line that differs only.
@@ -375,6 +411,10 @@ pub fn ranged_view_differs(expected: &str, actual: &str, end: Option<i64>) -> Op
         (Some((first, _)), Some((last, _))) => format!("lines {first}-{last}"),
         _ => "no line".to_string(),
     };
+    // A view that says it was cut may splice lines together: it cannot tell.
+    if announces_cut(actual) {
+        return None;
+    }
     let numbers = |lines: &[(usize, String)]| lines.iter().map(|(n, _)| *n).collect::<Vec<_>>();
     if numbers(&got) != numbers(&want) {
         return Some(format!(
@@ -443,6 +483,23 @@ fn missing(answer: &ToolResult) -> Option<Seen> {
     } else {
         None
     }
+}
+
+/// Whether an answer says, before its first numbered line, that it was cut short: the notice
+/// a runner puts above a long output it shortened to its head and tail ("truncated", "too long
+/// to be displayed"), which may splice two lines into one. A notice after the lines (a view
+/// that stops and says where to read on) cuts between lines, and is read on in parts instead.
+pub fn announces_cut(text: &str) -> bool {
+    const NEAR: usize = 2_000;
+    let mut before = String::new();
+    for line in text.split('\n') {
+        if split_numbered(line).is_some() || before.len() > NEAR {
+            break;
+        }
+        before.push_str(&line.to_lowercase());
+        before.push('\n');
+    }
+    before.contains("truncated") || before.contains("too long to be displayed")
 }
 
 /// What follows a view's first line (its header); nothing when it has one line.
@@ -556,6 +613,16 @@ mod tests {
             judge("/memories/x", &want, &missing_cr),
             Seen::Unverified(_)
         ));
+        // A lone `\r` shown as a line break is display too.
+        let lone = EffectKind::FileText("a\rb\nc".to_string());
+        assert!(matches!(
+            judge(
+                "/memories/x",
+                &lone,
+                &ok("h\n     1\ta\n     2\tb\n     3\tc")
+            ),
+            Seen::Unverified(_)
+        ));
         // One that hides it and shows another line wrong still differs.
         let wrong = ok("h\n     1\tA\n     2\t\tb");
         assert!(matches!(
@@ -632,6 +699,24 @@ mod tests {
             Seen::Differs(_)
         ));
     }
+    #[test]
+    fn a_view_cut_to_its_head_and_tail_is_unverified() {
+        let want = EffectKind::FileText(format!("{}\n", "0123456789abcdef".repeat(2_000)));
+        let spliced = format!(
+            "\nThe output of your call to memory was too long to be displayed.\nHere is a truncated version:\n<START_TOOL_OUTPUT>\nh\n     1\t{}{}\n<END_TOOL_OUTPUT>\n",
+            "0123456789abcdef".repeat(500),
+            "89abcdef".repeat(500)
+        );
+        let seen = read_back("/memories/x", &want, |_| Ok::<_, ()>(ok(&spliced)));
+        assert!(
+            matches!(&seen, Ok(Seen::Unverified(why)) if why.contains("too long")),
+            "{seen:?}"
+        );
+        assert!(!announces_cut(
+            "h\n     1\ta\n[Truncated: read on with view_range.]"
+        ));
+    }
+
     #[test]
     fn absence_is_read_from_the_flag_or_the_words() {
         let gone = EffectKind::Absent(true);
