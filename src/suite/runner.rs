@@ -1,17 +1,16 @@
 //! Running cases against a backend: selection, isolation, checks, parallelism.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::case::{Effect, EffectKind, Level, Step, TextExpectation};
+use super::answers;
+use super::case::{Effect, EffectKind, Level};
+use super::effects::{self, Before};
 use super::grade::{CallRecord, CaseResult, Check, Choice, Finding, Outcome, Phase};
 use super::load::{Graded, LoadedCase, Suite};
-use super::matcher;
 use super::witness::{self, Seen};
 use crate::backend::{BackendSpec, Timeouts};
 use crate::exec::session::tampering;
@@ -459,11 +458,11 @@ pub fn run_case_in(
         result.outcome = Outcome::Skip;
         result.reason = Some(format!(
             "needs {} on disk, which no tool call can make, and the backend does not store its memories in a folder",
-            fixture_kinds(&case.fixtures)
+            effects::fixture_kinds(&case.fixtures)
         ));
         return Ok(result);
     }
-    let planted = planted_from_outside(&case.fixtures);
+    let planted = effects::planted_from_outside(&case.fixtures);
     match execute(
         loaded,
         backend,
@@ -475,7 +474,7 @@ pub fn run_case_in(
     ) {
         Ok(()) => {
             if let Some((rule, what)) = &planted {
-                hostile_environment(&mut result.findings, rule, what);
+                effects::hostile_environment(&mut result.findings, rule, what);
             }
             result.outcome = CaseResult::graded(&result.findings, options.strict);
         }
@@ -513,45 +512,6 @@ pub fn run_case_in(
     }
     result.duration = started.elapsed();
     Ok(result)
-}
-
-/// The decision that grades a case whose fixtures plant what no tool call can make (a hard
-/// link, whose other name may lie outside; a FIFO), with what was planted.
-fn planted_from_outside(
-    fixtures: &[super::case::Fixture],
-) -> Option<(crate::spec::RuleId, String)> {
-    use super::case::FixtureKind;
-    let rule = if fixtures
-        .iter()
-        .any(|f| matches!(f.kind, FixtureKind::Hardlink(_)))
-    {
-        known::HARD_LINKS
-    } else if fixtures
-        .iter()
-        .any(|f| matches!(f.kind, FixtureKind::Fifo(_)))
-    {
-        known::SPECIAL_FILES
-    } else {
-        return None;
-    };
-    Some((rule, fixture_kinds(fixtures)))
-}
-
-/// Grades in the hostile-environment tier (INFO, under the decision on such objects) what a
-/// backend read or wrote outside through an object planted from outside: no path check can see
-/// a hard link, so following one is how a backend fares among such objects, not an escape of
-/// its own making.
-fn hostile_environment(findings: &mut [Finding], rule: &crate::spec::RuleId, what: &str) {
-    for finding in findings {
-        if matches!(finding.check, Check::Outside | Check::Leak) {
-            finding.level = Level::Info;
-            finding.rule = rule.clone();
-            finding.message = format!(
-                "hostile environment ({what} planted from outside): {}",
-                finding.message
-            );
-        }
-    }
 }
 
 /// Why a case could not start on a backend.
@@ -734,7 +694,7 @@ fn run_calls(
                 message: format!(
                     "not checked: the backend refused setup call {} ({})",
                     i + 1,
-                    described(&input)
+                    effects::described(&input)
                 ),
                 expected: Some("a successful result".to_string()),
                 actual: Some(answer.text),
@@ -764,7 +724,7 @@ fn run_calls(
                 taken: answer.is_error == allowed.is_error,
             });
         }
-        if step.is_error == Some(false) && answer.is_error && large_write(&input) {
+        if step.is_error == Some(false) && answer.is_error && effects::large_write(&input) {
             result.findings.push(Finding {
                 check: Check::IsError,
                 level: Level::Info,
@@ -772,7 +732,7 @@ fn run_calls(
                 step: Some(i),
                 message: format!(
                     "not checked: the backend refused a large write ({}), a limit the page lets a backend set",
-                    described(&input)
+                    effects::described(&input)
                 ),
                 expected: Some("false".to_string()),
                 actual: Some(answer.text),
@@ -786,17 +746,17 @@ fn run_calls(
             Some(allowed) if answer.is_error == allowed.is_error => {
                 // The backend took the other outcome this revision allows: the expected flag and
                 // words do not apply, and what it leaves behind is the alternative's.
-                forbidden_content(loaded, session.sandbox(), step, i, &answer, result);
+                answers::forbidden_content(loaded, session.sandbox(), step, i, &answer, result);
                 effects.retain(|(e, _)| !allowed.effects.iter().any(|a| a.path == e.path));
                 effects.extend(allowed.effects.iter().map(|e| (e, &allowed.rule)));
             }
-            _ => check_step(loaded, session.sandbox(), step, i, &answer, result)?,
+            _ => answers::check_step(loaded, session.sandbox(), step, i, &answer, result)?,
         }
     }
     let effects: Vec<(&Effect, &Graded)> = effects
         .into_iter()
         .map(|(effect, graded)| match &effect.expect {
-            EffectKind::FileText(text) if before.created.get(&effect.path) == Some(text) => {
+            EffectKind::FileText(text) if before.created(&effect.path) == Some(text) => {
                 (effect, &loaded.writes)
             }
             _ => (effect, graded),
@@ -805,91 +765,9 @@ fn run_calls(
     check_effects(&effects, &before, session, on_folder, result)
 }
 
-/// What the store held before the steps, as far as the case says: the paths its setup created
-/// (with their folders) and its fixtures; and the paths its steps renamed away.
-struct Before {
-    existed: BTreeSet<String>,
-    renamed: Vec<String>,
-    /// The paths whose last write in the steps is a `create` that answered success, with its
-    /// text (filled as the steps run).
-    created: BTreeMap<String, String>,
-}
-
-impl Before {
-    /// Notes what a step that answered `is_error` did to [`Before::created`].
-    fn wrote(&mut self, input: &Value, is_error: bool) {
-        let field = |name: &str| input.get(name).and_then(Value::as_str);
-        match (field("command"), field("path"), field("file_text")) {
-            (Some("view"), ..) => {}
-            (Some("create"), Some(path), Some(text)) if !is_error => {
-                self.created.insert(path.to_string(), text.to_string());
-            }
-            // Any other call may change what a path holds.
-            _ => {
-                for name in ["path", "old_path", "new_path"] {
-                    if let Some(path) = field(name) {
-                        self.created.remove(path);
-                    }
-                }
-            }
-        }
-    }
-}
-
-impl Before {
-    fn of(case: &super::case::Case) -> Before {
-        let created = case
-            .setup
-            .iter()
-            .filter(|call| call.input().get("command").and_then(Value::as_str) == Some("create"))
-            .filter_map(|call| call.input().get("path").and_then(Value::as_str))
-            .map(str::to_string);
-        let planted = case
-            .fixtures
-            .iter()
-            .map(|fixture| format!("/memories/{}", fixture.path));
-        let mut existed = BTreeSet::new();
-        for path in created.chain(planted) {
-            let mut path = path.trim_end_matches('/');
-            while path.starts_with("/memories/") {
-                existed.insert(path.to_string());
-                path = path.rsplit_once('/').map_or("", |(parent, _)| parent);
-            }
-        }
-        let renamed = case
-            .steps
-            .iter()
-            .filter(|step| step.input.get("command").and_then(Value::as_str) == Some("rename"))
-            // `path` too: a backend may take it for `old_path` (malformed.rename-path-alias).
-            .flat_map(|step| ["old_path", "path"].map(|field| step.input.get(field)))
-            .filter_map(|path| path.and_then(Value::as_str))
-            .map(|path| path.trim_end_matches('/').to_string())
-            .collect();
-        Before {
-            existed,
-            renamed,
-            created: BTreeMap::new(),
-        }
-    }
-
-    /// Whether a path that should be there and is not is a memory lost: it was there before
-    /// the steps, and no step moved it away (a rename that went elsewhere or did not happen
-    /// is wrong, not a loss).
-    fn lost(&self, path: &str) -> bool {
-        let path = path.trim_end_matches('/');
-        let moved = self.renamed.iter().any(|from| {
-            path == from
-                || path
-                    .strip_prefix(from.as_str())
-                    .is_some_and(|rest| rest.starts_with('/'))
-        });
-        (self.existed.contains(path) || path == "/memories") && !moved
-    }
-}
-
-/// Effects are facts: on a folder the disk is their witness (the backend's `view` is judged as a
-/// view by the cases that view, not a second time here); any other store is asked with its own
-/// `view`, and what that cannot show is reported as unverified (INFO), never as a failure.
+/// Reads the effects: on a folder the disk is their witness (the backend's `view` is judged as
+/// a view by the cases that view, not a second time here); any other store is asked with its
+/// own `view`. Then [`effects::judge`] grades what was seen.
 fn check_effects(
     effects: &[(&Effect, &Graded)],
     before: &Before,
@@ -900,181 +778,31 @@ fn check_effects(
     let mut witnessed = Vec::with_capacity(effects.len());
     for &(effect, _) in effects {
         witnessed.push(if on_folder {
-            match session.sandbox().check_effect(&effect.path, &effect.expect) {
+            let sandbox = session.sandbox();
+            match sandbox.check_effect(&effect.path, &effect.expect) {
                 Ok(()) => Seen::Holds,
+                // On disk, what should be there and is not is missing.
+                Err(found)
+                    if !matches!(effect.expect, EffectKind::Absent(_))
+                        && sandbox
+                            .check_effect(&effect.path, &EffectKind::Absent(true))
+                            .is_ok() =>
+                {
+                    Seen::Missing(found)
+                }
                 Err(found) => Seen::Differs(found),
             }
         } else {
             read_back(session, &effect.path, &effect.expect, result)?
         });
     }
-    let how = if on_folder {
-        "after the steps"
-    } else {
-        "read back with view after the steps"
-    };
-    for (&(effect, graded), seen) in effects.iter().zip(&witnessed) {
-        let message = format!("{how}, {} should be", effect.path);
-        // A store of keys may keep folders only as prefixes of its keys: a folder gone with
-        // its last file, or shown as a file of the same name, is its choice while every file
-        // that should be under it is there.
-        if !on_folder
-            && matches!(effect.expect, EffectKind::Dir(_))
-            && let Seen::Missing(what) | Seen::Differs(what) = seen
-            && below_holds(effects, &witnessed, &effect.path)
-        {
-            let mut finding =
-                fact_finding(Check::Effect, graded, message, &effect.expect, what.clone());
-            finding.level = Level::Info;
-            finding.rule = known::KEY_VALUE_FOLDERS;
-            finding.message = format!(
-                "{}: the store shows no folder there while every file that should be in it is, as a store of keys may",
-                finding.message
-            );
-            result.findings.push(finding);
-            continue;
-        }
-        let gone = match seen {
-            Seen::Missing(_) => true,
-            Seen::Differs(_) if on_folder => {
-                !matches!(effect.expect, EffectKind::Absent(_))
-                    && session
-                        .sandbox()
-                        .check_effect(&effect.path, &EffectKind::Absent(true))
-                        .is_ok()
-            }
-            _ => false,
-        };
-        let check = if gone && before.lost(&effect.path) {
-            Check::Lost
-        } else {
-            Check::Effect
-        };
-        if let Some(finding) = seen_finding(check, graded, message, &effect.expect, seen.clone()) {
-            result.findings.push(finding);
-        }
-    }
+    let findings = effects::judge(effects, &witnessed, before, on_folder);
+    result.findings.extend(findings);
     Ok(())
 }
 
-/// Whether every effect below the folder `dir` that expects something there holds (or could
-/// not be verified): none of its files is lost.
-fn below_holds(effects: &[(&Effect, &Graded)], seen: &[Seen], dir: &str) -> bool {
-    let dir = dir.trim_end_matches('/');
-    effects.iter().zip(seen).all(|((effect, _), seen)| {
-        let below = effect
-            .path
-            .strip_prefix(dir)
-            .is_some_and(|rest| rest.starts_with('/') && rest.len() > 1);
-        !below
-            || matches!(effect.expect, EffectKind::Absent(_) | EffectKind::Dir(_))
-            || matches!(seen, Seen::Holds | Seen::Unverified(_))
-    })
-}
-
-/// The finding of a fact the witness saw: none when it holds, the rule's level when it differs,
-/// INFO when the witness could not read it (say why; the effect is unverified, not failed).
-fn seen_finding(
-    check: Check,
-    graded: &Graded,
-    message: String,
-    expect: &EffectKind,
-    seen: Seen,
-) -> Option<Finding> {
-    match seen {
-        Seen::Holds => None,
-        Seen::Differs(found) | Seen::Missing(found) => {
-            Some(fact_finding(check, graded, message, expect, found))
-        }
-        Seen::Unverified(why) => {
-            let mut finding = fact_finding(check, graded, message, expect, why.clone());
-            finding.level = Level::Info;
-            finding.message = format!("unverified: {}: {why}", finding.message);
-            Some(finding)
-        }
-    }
-}
-
-/// A fact that did not hold: `message` is completed with what was expected.
-fn fact_finding(
-    check: Check,
-    graded: &Graded,
-    message: String,
-    expect: &EffectKind,
-    found: String,
-) -> Finding {
-    let expected = describe_effect(expect);
-    Finding {
-        check,
-        level: graded.level,
-        rule: graded.rule.clone(),
-        step: None,
-        message: format!("{message} {expected}"),
-        expected: Some(expected),
-        actual: Some(found),
-        dialect: None,
-        expected_shown: None,
-        follows: None,
-    }
-}
-
-/// The most files of a setup verified through the tool (see [`verify_setup`]).
+/// The most files of a setup verified through the tool.
 const SETUP_VIEWS: usize = 16;
-
-/// Texts from this many bytes make a large write: the GA page advises "preventing files from
-/// growing too large" without a number, and cuts views of files over 16,000 characters.
-const LARGE_WRITE: usize = 16_000;
-
-/// Whether a call writes a text of [`LARGE_WRITE`] bytes or more, which a backend may refuse.
-fn large_write(input: &Value) -> bool {
-    ["file_text", "insert_text", "new_str"]
-        .iter()
-        .filter_map(|field| input.get(*field).and_then(Value::as_str))
-        .any(|text| text.len() >= LARGE_WRITE)
-}
-
-/// A call in a few words: its command, path and the size of what it writes.
-fn described(input: &Value) -> String {
-    let field = |name: &str| input.get(name).and_then(Value::as_str);
-    let mut out = format!(
-        "{} {}",
-        field("command").unwrap_or("?"),
-        field("path").or(field("old_path")).unwrap_or("")
-    );
-    if let Some(text) = field("file_text")
-        .or(field("insert_text"))
-        .or(field("new_str"))
-    {
-        let _ = write!(out, " of {} bytes", text.len());
-    }
-    out
-}
-
-/// What a case's fixtures are, for the reason it is skipped: `a symbolic link and a FIFO`.
-fn fixture_kinds(fixtures: &[super::case::Fixture]) -> String {
-    use super::case::FixtureKind;
-    let mut kinds: Vec<&str> = Vec::new();
-    for fixture in fixtures {
-        let kind = match fixture.kind {
-            FixtureKind::Symlink(_) => "a symbolic link",
-            FixtureKind::Hardlink(_) => "a hard link",
-            FixtureKind::Fifo(_) => "a FIFO",
-            FixtureKind::BytesHex(_) => "a file that is not UTF-8",
-            FixtureKind::Dir(_) => "an empty folder",
-            FixtureKind::Text(_) | FixtureKind::Repeat { .. } => {
-                "a file planted behind the backend"
-            }
-        };
-        if !kinds.contains(&kind) {
-            kinds.push(kind);
-        }
-    }
-    match kinds.split_last() {
-        Some((last, [])) => (*last).to_string(),
-        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-        None => "nothing".to_string(),
-    }
-}
 
 /// The files the setup calls made hold what they were given: a backend that writes `create`
 /// wrong is told so once, at the setup, and what follows is marked as following from it. On a
@@ -1112,7 +840,7 @@ fn verify_setup(
             read_back(session, &path, &expect, result)?
         };
         let message = format!("setup call {} made {path}, which should then be", index + 1);
-        if let Some(finding) = seen_finding(Check::Setup, rule, message, &expect, seen) {
+        if let Some(finding) = effects::seen_finding(Check::Setup, rule, message, &expect, seen) {
             result.findings.push(finding);
         }
     }
@@ -1169,158 +897,6 @@ fn expand_input(input: &Value, sandbox: &Sandbox) -> Value {
                 .collect(),
         ),
         other => other.clone(),
-    }
-}
-
-fn check_step(
-    loaded: &LoadedCase,
-    sandbox: &Sandbox,
-    step: &Step,
-    index: usize,
-    answer: &ToolResult,
-    result: &mut CaseResult,
-) -> Result<(), Fault> {
-    let rules = &loaded.steps[index];
-    if let Some(expected) = step.is_error
-        && answer.is_error != expected
-    {
-        result.findings.push(Finding {
-            check: Check::IsError,
-            level: rules.is_error.level,
-            rule: rules.is_error.rule.clone(),
-            step: Some(index),
-            message: format!(
-                "is_error should be {expected}, the backend said {}",
-                answer.is_error
-            ),
-            expected: Some(expected.to_string()),
-            actual: Some(answer.is_error.to_string()),
-            dialect: None,
-            expected_shown: None,
-            follows: None,
-        });
-    }
-    forbidden_content(loaded, sandbox, step, index, answer, result);
-    let Some(expected) = &step.text else {
-        return Ok(());
-    };
-    if let (Some(graded), TextExpectation::Exact(text)) = (&rules.lines, expected)
-        && !answer.is_error
-    {
-        let end = step
-            .input
-            .get("view_range")
-            .and_then(|r| r.get(1)?.as_i64());
-        if let Some(how) = witness::ranged_view_differs(text, &answer.text, end) {
-            result.findings.push(Finding {
-                check: Check::Lines,
-                level: graded.level,
-                rule: graded.rule.clone(),
-                step: Some(index),
-                message: how,
-                expected: Some(text.clone()),
-                actual: Some(answer.text.clone()),
-                dialect: None,
-                expected_shown: None,
-                follows: None,
-            });
-        }
-    }
-    if matcher::matches(expected, &answer.text).map_err(matcher_fault)? {
-        return Ok(());
-    }
-    let dialect = known_dialect(step, expected, &answer.text)?;
-    result.findings.push(Finding {
-        check: Check::Text,
-        level: rules.text.level,
-        rule: rules.text.rule.clone(),
-        step: Some(index),
-        message: match &dialect {
-            Some(name) => format!("the text is the known `{name}` dialect, not the spec's"),
-            None => "the text differs from the expected one".to_string(),
-        },
-        expected: Some(matcher::describe(expected)),
-        actual: Some(answer.text.clone()),
-        dialect,
-        expected_shown: matcher::aligned(expected, &answer.text).map_err(matcher_fault)?,
-        follows: None,
-    });
-    Ok(())
-}
-
-/// The step's `must_not_contain`: what no answer may show, whatever outcome it took.
-fn forbidden_content(
-    loaded: &LoadedCase,
-    sandbox: &Sandbox,
-    step: &Step,
-    index: usize,
-    answer: &ToolResult,
-    result: &mut CaseResult,
-) {
-    let rules = &loaded.steps[index];
-    for forbidden in &step.must_not_contain {
-        let forbidden = forbidden.replace("{{base}}", &sandbox.base().to_string_lossy());
-        if answer.text.contains(forbidden.as_str()) {
-            result.findings.push(Finding {
-                check: Check::MustNotContain,
-                level: rules.must_not_contain.level,
-                rule: rules.must_not_contain.rule.clone(),
-                step: Some(index),
-                message: format!("the output must not contain {forbidden:?}"),
-                expected: None,
-                actual: Some(answer.text.clone()),
-                dialect: None,
-                expected_shown: None,
-                follows: None,
-            });
-        }
-    }
-}
-
-/// Names the dialect `actual` is written in: one of the step's own, or a plain `Error: `
-/// prefix added or missing (the official SDKs' runners differ exactly there).
-fn known_dialect(
-    step: &Step,
-    expected: &TextExpectation,
-    actual: &str,
-) -> Result<Option<String>, Fault> {
-    // Several official implementations may share one text: name them all.
-    let mut names = Vec::new();
-    for dialect in &step.dialects {
-        if matcher::matches(&dialect.text, actual).map_err(matcher_fault)? {
-            names.push(dialect.name.as_str());
-        }
-    }
-    if !names.is_empty() {
-        return Ok(Some(names.join(" / ")));
-    }
-    if let TextExpectation::Exact(text) = expected {
-        if text.strip_prefix("Error: ") == Some(actual) {
-            return Ok(Some("error-prefix-missing".to_string()));
-        }
-        if actual.strip_prefix("Error: ") == Some(text.as_str()) {
-            return Ok(Some("error-prefix-added".to_string()));
-        }
-    }
-    Ok(None)
-}
-
-/// A matcher that cannot be applied: the suite's fault, never the backend's.
-fn matcher_fault(error: impl std::fmt::Display) -> Fault {
-    Fault::Harness(error.to_string())
-}
-
-fn describe_effect(expect: &super::case::EffectKind) -> String {
-    use super::case::EffectKind;
-    match expect {
-        EffectKind::FileText(text) => format!("a file containing {text:?}"),
-        EffectKind::FileBytesHex(hex) => format!("a file of bytes {hex}"),
-        EffectKind::FileBytesHexOneOf(hexes) => format!("a file of bytes {}", hexes.join(" or ")),
-        EffectKind::Lines(lines) => format!("a file of the lines {lines:?}"),
-        EffectKind::File(_) => "a file".to_string(),
-        EffectKind::Dir(_) => "a folder".to_string(),
-        EffectKind::Absent(_) => "nothing".to_string(),
-        EffectKind::Symlink(target) => format!("a symbolic link to {target}"),
     }
 }
 

@@ -1,0 +1,150 @@
+//! A step's answer judged: its flag, what it must not contain, its text against the expected
+//! one (naming a known dialect), and the lines a ranged view shows, as facts.
+
+use super::case::{Step, TextExpectation};
+use super::grade::{CaseResult, Check, Finding};
+use super::load::LoadedCase;
+use super::{matcher, witness};
+use crate::exec::{Fault, Sandbox};
+use crate::protocol::ToolResult;
+
+/// Judges step `index`'s answer: the flag, what it must not contain, the lines of a ranged
+/// view and the text; each miss one finding in `result`. `Err` only for the harness's fault
+/// (a matcher that cannot be applied).
+pub(super) fn check_step(
+    loaded: &LoadedCase,
+    sandbox: &Sandbox,
+    step: &Step,
+    index: usize,
+    answer: &ToolResult,
+    result: &mut CaseResult,
+) -> Result<(), Fault> {
+    let rules = &loaded.steps[index];
+    if let Some(expected) = step.is_error
+        && answer.is_error != expected
+    {
+        result.findings.push(Finding {
+            check: Check::IsError,
+            level: rules.is_error.level,
+            rule: rules.is_error.rule.clone(),
+            step: Some(index),
+            message: format!(
+                "is_error should be {expected}, the backend said {}",
+                answer.is_error
+            ),
+            expected: Some(expected.to_string()),
+            actual: Some(answer.is_error.to_string()),
+            dialect: None,
+            expected_shown: None,
+            follows: None,
+        });
+    }
+    forbidden_content(loaded, sandbox, step, index, answer, result);
+    let Some(expected) = &step.text else {
+        return Ok(());
+    };
+    if let (Some(graded), TextExpectation::Exact(text)) = (&rules.lines, expected)
+        && !answer.is_error
+    {
+        let end = step
+            .input
+            .get("view_range")
+            .and_then(|r| r.get(1)?.as_i64());
+        if let Some(how) = witness::ranged_view_differs(text, &answer.text, end) {
+            result.findings.push(Finding {
+                check: Check::Lines,
+                level: graded.level,
+                rule: graded.rule.clone(),
+                step: Some(index),
+                message: how,
+                expected: Some(text.clone()),
+                actual: Some(answer.text.clone()),
+                dialect: None,
+                expected_shown: None,
+                follows: None,
+            });
+        }
+    }
+    if matcher::matches(expected, &answer.text).map_err(matcher_fault)? {
+        return Ok(());
+    }
+    let dialect = known_dialect(step, expected, &answer.text)?;
+    result.findings.push(Finding {
+        check: Check::Text,
+        level: rules.text.level,
+        rule: rules.text.rule.clone(),
+        step: Some(index),
+        message: match &dialect {
+            Some(name) => format!("the text is the known `{name}` dialect, not the spec's"),
+            None => "the text differs from the expected one".to_string(),
+        },
+        expected: Some(matcher::describe(expected)),
+        actual: Some(answer.text.clone()),
+        dialect,
+        expected_shown: matcher::aligned(expected, &answer.text).map_err(matcher_fault)?,
+        follows: None,
+    });
+    Ok(())
+}
+
+/// The step's `must_not_contain`: what no answer may show, whatever outcome it took.
+pub(super) fn forbidden_content(
+    loaded: &LoadedCase,
+    sandbox: &Sandbox,
+    step: &Step,
+    index: usize,
+    answer: &ToolResult,
+    result: &mut CaseResult,
+) {
+    let rules = &loaded.steps[index];
+    for forbidden in &step.must_not_contain {
+        let forbidden = forbidden.replace("{{base}}", &sandbox.base().to_string_lossy());
+        if answer.text.contains(forbidden.as_str()) {
+            result.findings.push(Finding {
+                check: Check::MustNotContain,
+                level: rules.must_not_contain.level,
+                rule: rules.must_not_contain.rule.clone(),
+                step: Some(index),
+                message: format!("the output must not contain {forbidden:?}"),
+                expected: None,
+                actual: Some(answer.text.clone()),
+                dialect: None,
+                expected_shown: None,
+                follows: None,
+            });
+        }
+    }
+}
+
+/// Names the dialect `actual` is written in: one of the step's own, or a plain `Error: `
+/// prefix added or missing (the official SDKs' runners differ exactly there).
+fn known_dialect(
+    step: &Step,
+    expected: &TextExpectation,
+    actual: &str,
+) -> Result<Option<String>, Fault> {
+    // Several official implementations may share one text: name them all.
+    let mut names = Vec::new();
+    for dialect in &step.dialects {
+        if matcher::matches(&dialect.text, actual).map_err(matcher_fault)? {
+            names.push(dialect.name.as_str());
+        }
+    }
+    if !names.is_empty() {
+        return Ok(Some(names.join(" / ")));
+    }
+    if let TextExpectation::Exact(text) = expected {
+        if text.strip_prefix("Error: ") == Some(actual) {
+            return Ok(Some("error-prefix-missing".to_string()));
+        }
+        if actual.strip_prefix("Error: ") == Some(text.as_str()) {
+            return Ok(Some("error-prefix-added".to_string()));
+        }
+    }
+    Ok(None)
+}
+
+/// A matcher that cannot be applied: the suite's fault, never the backend's.
+fn matcher_fault(error: impl std::fmt::Display) -> Fault {
+    Fault::Harness(error.to_string())
+}

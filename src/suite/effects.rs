@@ -1,0 +1,390 @@
+//! The store after the steps, judged: effects read by the witness, memories lost, what a case
+//! that plants objects from outside grades in the hostile-environment tier, and the writes a
+//! backend may refuse as too large. What is read (the disk, or the backend's `view`) is the
+//! runner's; what it means is decided here.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use super::case::{Case, Effect, EffectKind, Fixture, FixtureKind, Level};
+use super::grade::{Check, Finding};
+use super::load::Graded;
+use super::witness::Seen;
+use crate::spec::{RuleId, known};
+
+/// What the store held before the steps, as far as the case says: the paths its setup created
+/// (with their folders) and its fixtures; and the paths its steps renamed away.
+pub(super) struct Before {
+    existed: BTreeSet<String>,
+    renamed: Vec<String>,
+    /// The paths whose last write in the steps is a `create` that answered success, with its
+    /// text (filled as the steps run).
+    created: BTreeMap<String, String>,
+}
+
+impl Before {
+    /// Notes what a step that answered `is_error` did to [`Before::created`].
+    pub(super) fn wrote(&mut self, input: &Value, is_error: bool) {
+        let field = |name: &str| input.get(name).and_then(Value::as_str);
+        match (field("command"), field("path"), field("file_text")) {
+            (Some("view"), ..) => {}
+            (Some("create"), Some(path), Some(text)) if !is_error => {
+                self.created.insert(path.to_string(), text.to_string());
+            }
+            // Any other call may change what a path holds.
+            _ => {
+                for name in ["path", "old_path", "new_path"] {
+                    if let Some(path) = field(name) {
+                        self.created.remove(path);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Before {
+    pub(super) fn of(case: &Case) -> Before {
+        let created = case
+            .setup
+            .iter()
+            .filter(|call| call.input().get("command").and_then(Value::as_str) == Some("create"))
+            .filter_map(|call| call.input().get("path").and_then(Value::as_str))
+            .map(str::to_string);
+        let planted = case
+            .fixtures
+            .iter()
+            .map(|fixture| format!("/memories/{}", fixture.path));
+        let mut existed = BTreeSet::new();
+        for path in created.chain(planted) {
+            let mut path = path.trim_end_matches('/');
+            while path.starts_with("/memories/") {
+                existed.insert(path.to_string());
+                path = path.rsplit_once('/').map_or("", |(parent, _)| parent);
+            }
+        }
+        let renamed = case
+            .steps
+            .iter()
+            .filter(|step| step.input.get("command").and_then(Value::as_str) == Some("rename"))
+            // `path` too: a backend may take it for `old_path` (malformed.rename-path-alias).
+            .flat_map(|step| ["old_path", "path"].map(|field| step.input.get(field)))
+            .filter_map(|path| path.and_then(Value::as_str))
+            .map(|path| path.trim_end_matches('/').to_string())
+            .collect();
+        Before {
+            existed,
+            renamed,
+            created: BTreeMap::new(),
+        }
+    }
+
+    /// The text a step's successful `create` wrote last to `path`, if that is its last write.
+    pub(super) fn created(&self, path: &str) -> Option<&String> {
+        self.created.get(path)
+    }
+
+    /// Whether a path that should be there and is not is a memory lost: it was there before
+    /// the steps, and no step moved it away (a rename that went elsewhere or did not happen
+    /// is wrong, not a loss).
+    fn lost(&self, path: &str) -> bool {
+        let path = path.trim_end_matches('/');
+        let moved = self.renamed.iter().any(|from| {
+            path == from
+                || path
+                    .strip_prefix(from.as_str())
+                    .is_some_and(|rest| rest.starts_with('/'))
+        });
+        (self.existed.contains(path) || path == "/memories") && !moved
+    }
+}
+
+/// Grades the effects from what the witness saw of each (`witnessed`, in order): a difference
+/// at the effect's rule, a memory that existed before and is gone as `lost`, what could not be
+/// read as unverified (INFO), and in a store that is not a folder a folder kept only as a
+/// prefix of keys as that store's choice (INFO).
+pub(super) fn judge(
+    effects: &[(&Effect, &Graded)],
+    witnessed: &[Seen],
+    before: &Before,
+    on_folder: bool,
+) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let how = if on_folder {
+        "after the steps"
+    } else {
+        "read back with view after the steps"
+    };
+    for (&(effect, graded), seen) in effects.iter().zip(witnessed) {
+        let message = format!("{how}, {} should be", effect.path);
+        // A store of keys may keep folders only as prefixes of its keys: a folder gone with
+        // its last file, or shown as a file of the same name, is its choice while every file
+        // that should be under it is there.
+        if !on_folder
+            && matches!(effect.expect, EffectKind::Dir(_))
+            && let Seen::Missing(what) | Seen::Differs(what) = seen
+            && below_holds(effects, witnessed, &effect.path)
+        {
+            let mut finding =
+                fact_finding(Check::Effect, graded, message, &effect.expect, what.clone());
+            finding.level = Level::Info;
+            finding.rule = known::KEY_VALUE_FOLDERS;
+            finding.message = format!(
+                "{}: the store shows no folder there while every file that should be in it is, as a store of keys may",
+                finding.message
+            );
+            findings.push(finding);
+            continue;
+        }
+        let check = if matches!(seen, Seen::Missing(_)) && before.lost(&effect.path) {
+            Check::Lost
+        } else {
+            Check::Effect
+        };
+        if let Some(finding) = seen_finding(check, graded, message, &effect.expect, seen.clone()) {
+            findings.push(finding);
+        }
+    }
+    findings
+}
+
+/// Whether every effect below the folder `dir` that expects something there holds (or could
+/// not be verified): none of its files is lost.
+fn below_holds(effects: &[(&Effect, &Graded)], seen: &[Seen], dir: &str) -> bool {
+    let dir = dir.trim_end_matches('/');
+    effects.iter().zip(seen).all(|((effect, _), seen)| {
+        let below = effect
+            .path
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.starts_with('/') && rest.len() > 1);
+        !below
+            || matches!(effect.expect, EffectKind::Absent(_) | EffectKind::Dir(_))
+            || matches!(seen, Seen::Holds | Seen::Unverified(_))
+    })
+}
+
+/// The finding of a fact the witness saw: none when it holds, the rule's level when it differs,
+/// INFO when the witness could not read it (say why; the effect is unverified, not failed).
+pub(super) fn seen_finding(
+    check: Check,
+    graded: &Graded,
+    message: String,
+    expect: &EffectKind,
+    seen: Seen,
+) -> Option<Finding> {
+    match seen {
+        Seen::Holds => None,
+        Seen::Differs(found) | Seen::Missing(found) => {
+            Some(fact_finding(check, graded, message, expect, found))
+        }
+        Seen::Unverified(why) => {
+            let mut finding = fact_finding(check, graded, message, expect, why.clone());
+            finding.level = Level::Info;
+            finding.message = format!("unverified: {}: {why}", finding.message);
+            Some(finding)
+        }
+    }
+}
+
+/// A fact that did not hold: `message` is completed with what was expected.
+fn fact_finding(
+    check: Check,
+    graded: &Graded,
+    message: String,
+    expect: &EffectKind,
+    found: String,
+) -> Finding {
+    let expected = describe_effect(expect);
+    Finding {
+        check,
+        level: graded.level,
+        rule: graded.rule.clone(),
+        step: None,
+        message: format!("{message} {expected}"),
+        expected: Some(expected),
+        actual: Some(found),
+        dialect: None,
+        expected_shown: None,
+        follows: None,
+    }
+}
+
+/// Texts from this many bytes make a large write: the GA page advises "preventing files from
+/// growing too large" without a number, and cuts views of files over 16,000 characters.
+const LARGE_WRITE: usize = 16_000;
+
+/// Whether a call writes a text of [`LARGE_WRITE`] bytes or more, which a backend may refuse.
+pub(super) fn large_write(input: &Value) -> bool {
+    ["file_text", "insert_text", "new_str"]
+        .iter()
+        .filter_map(|field| input.get(*field).and_then(Value::as_str))
+        .any(|text| text.len() >= LARGE_WRITE)
+}
+
+/// A call in a few words: its command, path and the size of what it writes.
+pub(super) fn described(input: &Value) -> String {
+    let field = |name: &str| input.get(name).and_then(Value::as_str);
+    let mut out = format!(
+        "{} {}",
+        field("command").unwrap_or("?"),
+        field("path").or(field("old_path")).unwrap_or("")
+    );
+    if let Some(text) = field("file_text")
+        .or(field("insert_text"))
+        .or(field("new_str"))
+    {
+        let _ = write!(out, " of {} bytes", text.len());
+    }
+    out
+}
+
+/// What a case's fixtures are, for the reason it is skipped: `a symbolic link and a FIFO`.
+pub(super) fn fixture_kinds(fixtures: &[Fixture]) -> String {
+    let mut kinds: Vec<&str> = Vec::new();
+    for fixture in fixtures {
+        let kind = match fixture.kind {
+            FixtureKind::Symlink(_) => "a symbolic link",
+            FixtureKind::Hardlink(_) => "a hard link",
+            FixtureKind::Fifo(_) => "a FIFO",
+            FixtureKind::BytesHex(_) => "a file that is not UTF-8",
+            FixtureKind::Dir(_) => "an empty folder",
+            FixtureKind::Text(_) | FixtureKind::Repeat { .. } => {
+                "a file planted behind the backend"
+            }
+        };
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    match kinds.split_last() {
+        Some((last, [])) => (*last).to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => "nothing".to_string(),
+    }
+}
+
+/// The decision that grades a case whose fixtures plant what no tool call can make (a hard
+/// link, whose other name may lie outside; a FIFO), with what was planted.
+pub(super) fn planted_from_outside(fixtures: &[Fixture]) -> Option<(RuleId, String)> {
+    let rule = if fixtures
+        .iter()
+        .any(|f| matches!(f.kind, FixtureKind::Hardlink(_)))
+    {
+        known::HARD_LINKS
+    } else if fixtures
+        .iter()
+        .any(|f| matches!(f.kind, FixtureKind::Fifo(_)))
+    {
+        known::SPECIAL_FILES
+    } else {
+        return None;
+    };
+    Some((rule, fixture_kinds(fixtures)))
+}
+
+/// Grades in the hostile-environment tier (INFO, under the decision on such objects) what a
+/// backend read or wrote outside through an object planted from outside: no path check can see
+/// a hard link, so following one is how a backend fares among such objects, not an escape of
+/// its own making.
+pub(super) fn hostile_environment(findings: &mut [Finding], rule: &RuleId, what: &str) {
+    for finding in findings {
+        if matches!(finding.check, Check::Outside | Check::Leak) {
+            finding.level = Level::Info;
+            finding.rule = rule.clone();
+            finding.message = format!(
+                "hostile environment ({what} planted from outside): {}",
+                finding.message
+            );
+        }
+    }
+}
+
+/// What an effect expects, in words.
+fn describe_effect(expect: &EffectKind) -> String {
+    match expect {
+        EffectKind::FileText(text) => format!("a file containing {text:?}"),
+        EffectKind::FileBytesHex(hex) => format!("a file of bytes {hex}"),
+        EffectKind::FileBytesHexOneOf(hexes) => format!("a file of bytes {}", hexes.join(" or ")),
+        EffectKind::Lines(lines) => format!("a file of the lines {lines:?}"),
+        EffectKind::File(_) => "a file".to_string(),
+        EffectKind::Dir(_) => "a folder".to_string(),
+        EffectKind::Absent(_) => "nothing".to_string(),
+        EffectKind::Symlink(target) => format!("a symbolic link to {target}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn case(value: Value) -> Case {
+        serde_json::from_value(value).expect("a valid case")
+    }
+
+    fn effect(path: &str, expect: EffectKind) -> Effect {
+        Effect {
+            path: path.to_string(),
+            expect,
+            rule: None,
+        }
+    }
+
+    fn graded() -> Graded {
+        Graded {
+            rule: known::DELETE_REMOVES,
+            level: Level::Must,
+        }
+    }
+
+    #[test]
+    fn a_path_is_lost_only_when_it_was_there_and_no_rename_moved_it() {
+        let before = Before::of(&case(json!({
+            "id": "c", "title": "t", "rules": ["delete.removes"],
+            "setup": [{"command": "create", "path": "/memories/a/b.txt", "file_text": "x"}],
+            "steps": [{"input": {"command": "rename", "old_path": "/memories/r", "new_path": "/memories/s"}}]
+        })));
+        assert!(before.lost("/memories/a/b.txt"));
+        assert!(before.lost("/memories/a"));
+        assert!(before.lost("/memories"));
+        assert!(!before.lost("/memories/new.txt"), "never there");
+        assert!(!before.lost("/memories/r/inner"), "renamed away");
+    }
+
+    #[test]
+    fn a_store_of_keys_may_keep_folders_only_as_prefixes() {
+        let before = Before::of(&case(json!({
+            "id": "c", "title": "t", "rules": ["delete.removes"],
+            "setup": [{"command": "create", "path": "/memories/a/b/c.txt", "file_text": "c"}],
+            "steps": []
+        })));
+        let rule = graded();
+        let gone = effect("/memories/a/b/c.txt", EffectKind::Absent(true));
+        let parent = effect("/memories/a/b", EffectKind::Dir(true));
+        let effects = [(&gone, &rule), (&parent, &rule)];
+        let witnessed = [Seen::Holds, Seen::Missing("no such folder".to_string())];
+        let keys = judge(&effects, &witnessed, &before, false);
+        assert_eq!(keys.len(), 1);
+        assert_eq!(
+            (keys[0].level, &keys[0].rule),
+            (Level::Info, &known::KEY_VALUE_FOLDERS)
+        );
+        // On a folder, the folder was there and is gone: a lost memory, at the rule's level.
+        let folder = judge(&effects, &witnessed, &before, true);
+        assert_eq!(
+            (folder[0].check, folder[0].level),
+            (Check::Lost, Level::Must)
+        );
+        // A folder whose file is gone too is no choice of a store of keys.
+        let file = effect("/memories/a/b/d.txt", EffectKind::FileText("d".to_string()));
+        let effects = [(&parent, &rule), (&file, &rule)];
+        let witnessed = [
+            Seen::Missing("gone".to_string()),
+            Seen::Missing("gone".to_string()),
+        ];
+        let lost = judge(&effects, &witnessed, &before, false);
+        assert!(lost.iter().all(|f| f.level == Level::Must), "{lost:#?}");
+    }
+}
