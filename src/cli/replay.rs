@@ -53,6 +53,10 @@ pub(crate) struct ReplayArgs {
     pub(crate) backend: Option<String>,
     #[command(flatten)]
     pub(crate) adapters: super::check::AdapterArgs,
+    /// Declare that the backend does not store memories in the given folder (a database, a
+    /// key-value store): its state is then observed through the tool only.
+    #[arg(long)]
+    pub(crate) not_on_folder: bool,
     /// What both memory folders start with: a folder (copied, never changed), a seed
     /// description (JSON) or a golden file's seed [default: a golden transcript's own seed].
     #[arg(long)]
@@ -100,6 +104,10 @@ pub(crate) struct RecordArgs {
     pub(crate) backend: Option<String>,
     #[command(flatten)]
     pub(crate) adapters: super::check::AdapterArgs,
+    /// Declare that the backend does not store memories in the given folder (a database, a
+    /// key-value store): its state is then observed through the tool only.
+    #[arg(long)]
+    pub(crate) not_on_folder: bool,
     /// What the memory folder starts with: a folder (copied), a seed description (JSON) or a
     /// golden file's seed; kept in the golden file as a description.
     #[arg(long)]
@@ -158,13 +166,14 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
     let spec =
         memspec::spec::Spec::load_from(&memspec::builtin::default_sources().0, revision).ok();
     // The adapter's folder lives until the replay is over.
-    let (backend, _adapter) = match args
-        .adapters
-        .resolve(args.backend.as_deref(), false, revision)
-    {
-        Ok(resolved) => resolved,
-        Err(code) => return code,
-    };
+    let (backend, _adapter) =
+        match args
+            .adapters
+            .resolve(args.backend.as_deref(), args.not_on_folder, revision)
+        {
+            Ok(resolved) => resolved,
+            Err(code) => return code,
+        };
     let options = ReplayOptions {
         backend,
         seed: seed(args, transcript.session.as_ref()),
@@ -248,13 +257,14 @@ pub(crate) fn record(args: &RecordArgs) -> ExitCode {
         Err(e) => return fail(EXIT_USAGE, &e),
     };
     let revision = args.revision.unwrap_or_default();
-    let (backend, _adapter) = match args
-        .adapters
-        .resolve(args.backend.as_deref(), false, revision)
-    {
-        Ok(resolved) => resolved,
-        Err(code) => return code,
-    };
+    let (backend, _adapter) =
+        match args
+            .adapters
+            .resolve(args.backend.as_deref(), args.not_on_folder, revision)
+        {
+            Ok(resolved) => resolved,
+            Err(code) => return code,
+        };
     let recorded = record::record(
         &transcript,
         &backend,

@@ -329,3 +329,53 @@ fn with_areas<'a>(args: &[&'a str], areas: &[&'a str]) -> Vec<&'a str> {
 fn path_arg(path: &Path) -> &str {
     path.to_str().expect("the package root is a UTF-8 path")
 }
+
+/// A store that keeps its memories elsewhere (one SQLite file, kept between runs) starts clean
+/// in every replay and every fuzz run: each command resets the backend before its first call,
+/// so two runs in a row give the same result (before, the second replay's creates found the
+/// first one's files, and fuzz found false divergences).
+#[test]
+fn a_persistent_store_gives_the_same_result_twice_in_a_row() {
+    if !installed() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("a temporary folder for the database");
+    let db = dir.path().join("kept.db");
+    let db = db.to_str().expect("a UTF-8 temp path");
+    let target = "adapters/recipes/sqlite/sqlite_memory.py:SqliteMemoryTool";
+    let run = |args: &[&str]| {
+        let mut command = memspec();
+        command
+            .args(args)
+            .args(["--python", target, "--python-bin", PYTHON])
+            .env("MEMORY_SQLITE_PATH", db);
+        run_command(&mut command)
+    };
+    let replay = [
+        "replay",
+        "tests/fixtures/transcripts/messages.json",
+        "--report",
+        "--not-on-folder",
+    ];
+    let first = run(&replay);
+    let second = run(&replay);
+    assert_eq!(first.code, 0, "{}", first.describe());
+    assert_eq!(
+        (first.code, &first.stdout),
+        (second.code, &second.stdout),
+        "{}",
+        second.describe()
+    );
+    let fuzz = ["fuzz", "--not-on-folder", "--seed", "3", "--steps", "300"];
+    let timing = |stdout: &str| {
+        stdout
+            .lines()
+            .filter(|l| !l.contains(" steps/s") && !l.contains(" s,"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let first = run(&fuzz);
+    let second = run(&fuzz);
+    assert_eq!(first.code, 0, "{}", first.describe());
+    assert_eq!(timing(&first.stdout), timing(&second.stdout));
+}
