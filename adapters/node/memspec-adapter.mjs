@@ -235,8 +235,13 @@ function splitTarget(target) {
 
 async function loadTarget(target, paths) {
   if (target === 'anthropic-local-fs') {
-    const sdk = await loadSdk(undefined);
-    if (!sdk.dir) throw new StartupError('anthropic-local-fs needs @anthropic-ai/sdk: run .ci/install-sdks (npm ci in adapters/node)');
+    // The SDK of the project memspec runs in (its node_modules, or NODE_PATH), else the adapter's.
+    const sdk = await loadSdk(path.join(process.cwd(), 'memspec-anthropic-local-fs.mjs'));
+    if (!sdk.dir) {
+      throw new StartupError(
+        'anthropic-local-fs needs @anthropic-ai/sdk in reach: run memspec from a folder whose node_modules has it (npm install @anthropic-ai/sdk), or set NODE_PATH to such a node_modules (in a memspec clone: .ci/install-sdks, then NODE_PATH=adapters/node/node_modules)',
+      );
+    }
     const node = await import(pathToFileURL(path.join(sdk.dir, 'tools/memory/node.mjs')).href);
     const build = async () => sdk.betaMemoryTool(await node.BetaLocalFilesystemMemoryTool.init(paths.base));
     return { sdk, display: '@anthropic-ai/sdk/tools/memory/node:BetaLocalFilesystemMemoryTool', build, filesystemOnly: true };

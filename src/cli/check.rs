@@ -275,6 +275,9 @@ pub(crate) struct CheckArgs {
     /// Show every case and every call.
     #[arg(short, long)]
     pub(crate) verbose: bool,
+    /// List the INFO cases one by one (the human report folds them into one line per rule).
+    #[arg(long)]
+    pub(crate) show_info: bool,
     #[command(flatten)]
     pub(crate) dirs: Dirs,
 }
@@ -426,6 +429,7 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
             &loaded.spec,
             human::Detail {
                 verbose: args.verbose,
+                show_info: args.show_info,
             },
         ),
         Format::Json => report::formats::json(&report),

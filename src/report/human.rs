@@ -1,6 +1,10 @@
-//! The human report: a summary, then every case that did not pass with what it checked, what
-//! came back, a whitespace-visible diff, the spec sentence it breaks and a command to rerun it.
+//! The human report, failures first: the verdict, the root causes by harm, then every failing
+//! case (FAIL and ERROR, then WARN) with what it checked, what came back, a whitespace-visible
+//! diff, the spec sentence it breaks (once per report) and a command to rerun it; INFO folded
+//! into one line per rule; the summary; and a closing recap of the root causes with the command
+//! that reruns each one's first case, so that the last screen of a terminal is enough to act.
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::{Report, Verdict, plural, rule_text};
@@ -13,21 +17,46 @@ use crate::suite::grade::{CaseResult, Outcome, Phase};
 pub struct Detail {
     /// Also list passing cases and every call, and show diffs whole.
     pub verbose: bool,
+    /// List the INFO cases one by one instead of one line per rule.
+    pub show_info: bool,
 }
 
 /// Renders the report as text for a terminal or a CI log.
 pub fn render(report: &Report, spec: &Spec, detail: Detail) -> String {
     let mut out = String::new();
+    let _ = writeln!(out, "{}\n", verdict_line(report));
     lineages(&mut out, report);
     root_causes(&mut out, report);
-    for result in &report.results {
-        // What the baseline accepts is known and unchanged: only what changed is shown, or a
-        // run with a long baseline repeats thousands of lines it already agreed to.
-        let interesting = detail.verbose
-            || (!matches!(result.outcome, Outcome::Pass | Outcome::Skip)
-                && result.baselined.is_none());
-        if interesting {
-            case_block(&mut out, report, spec, result, detail);
+    // What the baseline accepts is known and unchanged: only what changed is shown, or a run
+    // with a long baseline repeats thousands of lines it already agreed to.
+    let open = |r: &&CaseResult| detail.verbose || r.baselined.is_none();
+    let mut cited: Vec<String> = Vec::new();
+    let groups: [&[Outcome]; 3] = [
+        &[Outcome::Fail, Outcome::Error],
+        &[Outcome::Warn],
+        &[Outcome::Info],
+    ];
+    for (index, group) in groups.iter().enumerate() {
+        if index == 2 && !(detail.verbose || detail.show_info) {
+            info_lines(&mut out, report);
+            continue;
+        }
+        for result in report
+            .results
+            .iter()
+            .filter(open)
+            .filter(|r| group.contains(&r.outcome))
+        {
+            case_block(&mut out, report, spec, result, detail, &mut cited);
+        }
+    }
+    if detail.verbose {
+        for result in report
+            .results
+            .iter()
+            .filter(|r| matches!(r.outcome, Outcome::Pass | Outcome::Skip))
+        {
+            case_block(&mut out, report, spec, result, detail, &mut cited);
         }
     }
     let accepted = report
@@ -49,19 +78,116 @@ pub fn render(report: &Report, spec: &Spec, detail: Detail) -> String {
         }
         out.push('\n');
     }
-    summary(&mut out, report);
+    out.push_str(&render_summary(report));
     out
 }
 
-/// The summary alone (counts, timing, skips, the verdict): what the terminal keeps when the
-/// report itself goes to a file.
+/// The summary alone (counts, timing, skips), the recap of the root causes and the verdict:
+/// what the terminal keeps when the report itself goes to a file, and how every report ends.
 pub fn render_summary(report: &Report) -> String {
     let mut out = String::new();
     summary(&mut out, report);
+    recap(&mut out, report);
+    let _ = writeln!(out, "{}", verdict_line(report));
     out
 }
 
-fn case_block(out: &mut String, report: &Report, spec: &Spec, result: &CaseResult, detail: Detail) {
+/// The INFO cases, one line per rule of their first INFO finding, most cases first: what the
+/// backend chose where the spec leaves it open, never a fault.
+fn info_lines(out: &mut String, report: &Report) {
+    let mut by_rule: BTreeMap<&str, (usize, &str, &str)> = BTreeMap::new();
+    for result in report
+        .results
+        .iter()
+        .filter(|r| r.outcome == Outcome::Info && r.baselined.is_none())
+    {
+        let Some(finding) = result.findings.first() else {
+            continue;
+        };
+        by_rule
+            .entry(finding.rule.as_str())
+            .or_insert((0, result.id.as_str(), finding.message.as_str()))
+            .0 += 1;
+    }
+    if by_rule.is_empty() {
+        return;
+    }
+    let mut lines: Vec<_> = by_rule.into_iter().collect();
+    lines.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(b.0)));
+    let total: usize = lines.iter().map(|(_, (n, _, _))| n).sum();
+    let _ = writeln!(
+        out,
+        "INFO (where the spec leaves a choice; never a fault): {}, by rule (--show-info lists them)",
+        plural(total, "case", "cases")
+    );
+    for (rule, (cases, first, message)) in lines {
+        let _ = writeln!(
+            out,
+            "  info {rule}: {}, e.g. {first}: {}",
+            plural(cases, "case", "cases"),
+            bounded_line(message)
+        );
+    }
+    out.push('\n');
+}
+
+/// The closing recap: each root cause that fails the run or costs more than wording, with the
+/// command that reruns its first case; the wording causes in one line after them.
+fn recap(out: &mut String, report: &Report) {
+    use crate::suite::case::Level;
+    use crate::suite::grade::Harm;
+    let causes = report.root_causes();
+    if causes.is_empty() {
+        return;
+    }
+    let (acted, worded): (Vec<_>, Vec<_>) = causes
+        .iter()
+        .partition(|c| c.level == Level::Must || c.harm >= Harm::Loss || report.strict);
+    let _ = writeln!(out, "\nto act on, worst first:");
+    for cause in &acted {
+        let _ = writeln!(
+            out,
+            "  {}{} {} ({}): {}",
+            cause
+                .harm
+                .label()
+                .map(|label| format!("{label} "))
+                .unwrap_or_default(),
+            cause.level.as_str(),
+            cause.rule,
+            plural(cause.cases, "case", "cases"),
+            report.repro(&cause.first_case)
+        );
+    }
+    if !worded.is_empty() {
+        let rules: Vec<&str> = worded.iter().map(|c| c.rule.as_str()).collect();
+        let _ = writeln!(
+            out,
+            "  and {} of wording (SHOULD): {}",
+            plural(worded.len(), "cause", "causes"),
+            bounded_line(&rules.join(", "))
+        );
+    }
+}
+
+/// A one-line text as the report prints it: bounded, line breaks shown.
+fn bounded_line(text: &str) -> String {
+    const SHOWN: usize = 160;
+    let line = text.replace('\n', "⏎");
+    match line.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("{}… ({} characters)", &line[..cut], line.chars().count()),
+        None => line,
+    }
+}
+
+fn case_block(
+    out: &mut String,
+    report: &Report,
+    spec: &Spec,
+    result: &CaseResult,
+    detail: Detail,
+    cited: &mut Vec<String>,
+) {
     let accepted = result
         .baselined
         .as_deref()
@@ -69,17 +195,15 @@ fn case_block(out: &mut String, report: &Report, spec: &Spec, result: &CaseResul
         .unwrap_or_default();
     let _ = writeln!(
         out,
-        "{} {} [{}]{}\n  {}",
+        "{} {}{}\n  {}",
         result.outcome.as_str().to_uppercase(),
         result.id,
-        result.level.as_str(),
         accepted,
         result.title
     );
     if let Some(reason) = &result.reason {
         let _ = writeln!(out, "  reason: {reason}");
     }
-    let mut cited: Vec<&str> = Vec::new();
     for finding in &result.findings {
         let follows = finding
             .follows
@@ -102,11 +226,12 @@ fn case_block(out: &mut String, report: &Report, spec: &Spec, result: &CaseResul
         if earlier && !detail.verbose {
             continue;
         }
-        // The spec sentence once per rule and case: several findings often cite the same one.
+        // The spec sentence once per rule and report: the first case that breaks it quotes
+        // it, the others name the rule.
         if let Some(text) = rule_text(spec, finding.rule.as_str())
-            && !cited.contains(&finding.rule.as_str())
+            && !cited.iter().any(|rule| rule == finding.rule.as_str())
         {
-            cited.push(finding.rule.as_str());
+            cited.push(finding.rule.to_string());
             let _ = writeln!(out, "    spec: {text}");
         }
         if let Some(step) = finding.step {
@@ -345,6 +470,12 @@ fn summary(out: &mut String, report: &Report) {
             unchecked.join(", ")
         );
     }
+}
+
+/// `verdict: …`, with what the worst causes cost: the report's first and last line.
+fn verdict_line(report: &Report) -> String {
+    let counts = report.counts();
+    let count = |o: Outcome| counts.get(&o).copied().unwrap_or(0);
     let verdict = match report.verdict() {
         Verdict::Conformant => {
             let accepted = report.accepted_breaks();
@@ -376,7 +507,7 @@ fn summary(out: &mut String, report: &Report) {
             }
         }
     };
-    let _ = writeln!(out, "verdict: {verdict}{}", harm_note(report));
+    format!("verdict: {verdict}{}", harm_note(report))
 }
 
 /// What the worst root causes cost, after the verdict: a reader of the last line learns that

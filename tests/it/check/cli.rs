@@ -346,8 +346,14 @@ fn one_case_is_one_case() {
         .args(["--case", "basics.create-success"]);
     let run = super::run_command(&mut command);
     assert_eq!(run.code, 0, "{}", run.describe());
+    // The verdict opens the report and closes it; the summary is before the last.
     assert!(
-        run.stdout.starts_with("1 case (0 hostile) against"),
+        run.stdout.starts_with("verdict: conformant\n"),
+        "{}",
+        run.describe()
+    );
+    assert!(
+        run.stdout.contains("\n1 case (0 hostile) against"),
         "{}",
         run.describe()
     );

@@ -22,9 +22,11 @@ fn lineage_run(name: &str, format: &str) -> Run {
 
 /// The lineage lines the human report opens with (the root causes below them are other tests'
 /// business, and change with the revision judged by).
+/// The lineage lines, after the verdict that opens the report.
 fn head(report: &str) -> String {
     report
         .lines()
+        .skip_while(|line| line.starts_with("verdict: ") || line.is_empty())
         .take_while(|line| line.starts_with("lineage: "))
         .collect::<Vec<_>>()
         .join("\n")
@@ -69,8 +71,9 @@ fn assert_named_once(name: &str, id: &str) {
     );
     assert!(head.starts_with("lineage: "), "{}", human.describe());
     let causes = human.stdout.find("root causes: ");
+    let lineage = human.stdout.find("lineage: ");
     assert!(
-        causes.is_some_and(|at| at > head.len()),
+        causes.is_some_and(|at| lineage.is_some_and(|l| at > l)),
         "{}",
         human.describe()
     );

@@ -27,12 +27,17 @@ fn the_suite_passes_against_the_reference_with_no_arguments() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
     assert!(passed > 0, "{summary}");
-    // Only cases that did not pass get a block: the report is the summary alone.
+    // Only cases that did not pass get a block: the report is the verdict, the summary and
+    // the verdict again.
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(
+        lines.first(),
+        Some(&"verdict: conformant"),
+        "{}",
+        run.describe()
+    );
     assert!(
-        run.stdout
-            .lines()
-            .next()
-            .is_some_and(|l| l.contains(" cases (")),
+        lines.get(2).is_some_and(|l| l.contains(" cases (")),
         "{}",
         run.describe()
     );
