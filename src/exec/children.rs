@@ -1,10 +1,23 @@
 //! The backend processes this process started, for a harness that must end at once (a signal):
 //! their groups are killed, since the workers that would stop them do not run any more.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set once the harness is being stopped: no backend is started after that.
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
+/// Whether the harness is being stopped (see [`kill_child_groups`]): a session does not start a
+/// backend any more, since nothing would stop it.
+pub fn stopping() -> bool {
+    STOPPING.load(Ordering::SeqCst)
+}
+
 /// Sends SIGKILL to the process group of every child of this process (each backend runs in a
 /// session of its own, whose group holds what it started). Found through `/proc`: the running
-/// sessions belong to worker threads that a signal does not stop.
+/// sessions belong to worker threads that a signal does not stop. From the first call on, no
+/// session starts a backend again (a worker whose backend just died would start another).
 pub fn kill_child_groups() {
+    STOPPING.store(true, Ordering::SeqCst);
     let me = std::process::id();
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return;

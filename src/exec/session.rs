@@ -185,6 +185,9 @@ impl Session {
     /// broke [`RESTART_LIMIT`] times in a row.
     fn running(&mut self) -> Result<&mut Box<dyn Backend>, Fault> {
         if self.backend.is_none() {
+            if super::children::stopping() {
+                return Err(Fault::Harness("the run is being stopped".to_string()));
+            }
             if self.breaks >= RESTART_LIMIT {
                 return Err(Fault::GaveUp {
                     breaks: self.breaks,

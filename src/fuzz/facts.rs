@@ -16,7 +16,7 @@ use crate::replay::{Answer, Pair, Step};
 use crate::spec::{RuleId, Spec, known};
 use crate::suite::case::Level;
 use crate::suite::grade::Check;
-use crate::suite::witness;
+use crate::suite::witness::{self, size_holds};
 
 /// What kind of fact differs: the summary groups findings by it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -414,44 +414,6 @@ fn listing(folder: &str, model: &Model, text: &str, spec: &Spec) -> Judged {
 
 fn plural_y(n: usize) -> &'static str {
     if n == 1 { "y" } else { "ies" }
-}
-
-/// Whether a human-readable size can stand for `bytes`: a plain number (or `B`) exactly; with a
-/// unit, within one step of its last digit, in base 1024 or 1000 (rounding up, down or to the
-/// nearest are all human-readable).
-pub fn size_holds(size: &str, bytes: usize) -> bool {
-    let size = size.trim();
-    let digits = size
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(size.len());
-    let (number, unit) = size.split_at(digits);
-    let Ok(value) = number.parse::<f64>() else {
-        // Not a number at all: the format is the spec's (SHOULD), not a fact to compare.
-        return true;
-    };
-    let unit = unit
-        .trim()
-        .trim_end_matches(['B', 'b'])
-        .trim_end_matches('i');
-    let power = match unit.to_ascii_uppercase().as_str() {
-        "" => 0,
-        "K" => 1,
-        "M" => 2,
-        "G" => 3,
-        "T" => 4,
-        _ => return true,
-    };
-    if power == 0 {
-        return value == bytes as f64;
-    }
-    let step = match number.split_once('.') {
-        Some((_, decimals)) => 10f64.powi(-(decimals.len() as i32)),
-        None => 1.0,
-    };
-    [1024f64, 1000f64].iter().any(|base| {
-        let shown = bytes as f64 / base.powi(power);
-        (shown - value).abs() <= step + 1e-9
-    })
 }
 
 #[cfg(test)]

@@ -186,6 +186,12 @@ pub fn replay_in(
                 // takes it (only a folder's tree can show it went elsewhere).
                 let literal: &dyn Fn(&str) -> bool = if on_folder { &literal } else { &|_| true };
                 let mut divergences = verdict::compare_with(results, spec, options.check, literal);
+                if !options.check
+                    && let Some(sizes) =
+                        verdict::listing_sizes(&call.input, result, &trees.reference, spec)
+                {
+                    divergences.push(sizes);
+                }
                 if !options.check {
                     let outside = divergences
                         .iter()

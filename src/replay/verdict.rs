@@ -396,6 +396,40 @@ fn changes(recorded: &ToolResult, results: Results<'_>, out: &mut Vec<Divergence
     }
 }
 
+/// A size in the backend's listing that is not the byte count of the file the reference holds at
+/// that path, whatever its spelling (see [`crate::suite::witness::size_holds`]): the text's
+/// size format is open (`decide.size-format`), the number it stands for is not.
+pub fn listing_sizes(
+    input: &serde_json::Value,
+    answer: &ToolResult,
+    reference: &super::tree::Tree,
+    spec: Option<&Spec>,
+) -> Option<Divergence> {
+    if answer.is_error || input.get("command").and_then(serde_json::Value::as_str) != Some("view") {
+        return None;
+    }
+    let (size, path, bytes) = answer.text.split('\n').skip(1).find_map(|line| {
+        let (size, path) = line.split_once('\t')?;
+        // The name as listed: a trailing space may be part of it.
+        let relative = path.strip_prefix("/memories/")?.trim_end_matches('/');
+        let entry = reference.get(relative)?;
+        let bytes = usize::try_from(entry.size).ok()?;
+        (entry.kind == super::tree::EntryKind::File
+            && !crate::suite::witness::size_holds(size, bytes))
+        .then(|| (size.trim().to_string(), path.to_string(), bytes))
+    })?;
+    let rule = known::VIEW_DIR_SIZES;
+    Some(Divergence::new(
+        Pair::BackendReference,
+        Check::Text,
+        rules::level(spec, &rule, Level::Should),
+        rule,
+        format!(
+            "the listing gives {path} the size {size:?}, but the reference's file there holds {bytes} bytes"
+        ),
+    ))
+}
+
 /// A host path or a host file's content in `pair`'s answer: the security lane, under
 /// `errors.no-host-paths` (a path) or `confinement.all-operations` (content), each at its
 /// spec level.

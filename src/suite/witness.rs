@@ -97,15 +97,13 @@ pub fn read_back<E>(
         return Ok(Seen::Holds);
     }
     // A view that says it was cut (a runner that keeps the head and tail of a long output)
-    // may splice lines: what it shows then cannot be read as the file's lines.
+    // may splice lines: a difference found in such a view (the last one asked) cannot be read
+    // as the file's lines. One found in a whole view stands.
     let mut cut: Option<String> = None;
     let mut ask = |input: &Value| {
         let answer = ask(input)?;
-        if cut.is_none() && announces_cut(&answer.text) {
-            cut = Some(excerpt(
-                answer.text.trim_start().lines().next().unwrap_or(""),
-            ));
-        }
+        cut = announces_cut(&answer.text)
+            .then(|| excerpt(answer.text.trim_start().lines().next().unwrap_or("")));
         Ok(answer)
     };
     let seen = read_file_back(path, &want, phantom_allowed, size, &mut ask)?;
@@ -367,10 +365,13 @@ fn compare_lines(want: &[String], phantom_allowed: bool, answer: &ToolResult) ->
             .get(first)
             .map_or_else(|| "nothing".to_string(), |line| excerpt(line))
     };
+    let count = if got.len() == want.len() {
+        String::new()
+    } else {
+        format!("shows {} line(s), not {}; ", got.len(), want.len())
+    };
     Seen::Differs(format!(
-        "view of it shows {} line(s), not {}; line {} is {}, not {}",
-        got.len(),
-        want.len(),
+        "view of it {count}line {} is {}, not {}",
         first + 1,
         line(&got),
         line(want)
@@ -582,6 +583,44 @@ fn excerpt(text: &str) -> String {
         Some((cut, _)) => format!("{:?}…", &text[..cut]),
         None => format!("{text:?}"),
     }
+}
+
+/// Whether a human-readable size can stand for `bytes`: a plain number (or `B`) exactly; with a
+/// unit, within one step of its last digit, in base 1024 or 1000 (rounding up, down or to the
+/// nearest are all human-readable).
+pub fn size_holds(size: &str, bytes: usize) -> bool {
+    let size = size.trim();
+    let digits = size
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(size.len());
+    let (number, unit) = size.split_at(digits);
+    let Ok(value) = number.parse::<f64>() else {
+        // Not a number at all: the format is the spec's (SHOULD), not a fact to compare.
+        return true;
+    };
+    let unit = unit
+        .trim()
+        .trim_end_matches(['B', 'b'])
+        .trim_end_matches('i');
+    let power = match unit.to_ascii_uppercase().as_str() {
+        "" => 0,
+        "K" => 1,
+        "M" => 2,
+        "G" => 3,
+        "T" => 4,
+        _ => return true,
+    };
+    if power == 0 {
+        return value == bytes as f64;
+    }
+    let step = match number.split_once('.') {
+        Some((_, decimals)) => 10f64.powi(-(decimals.len() as i32)),
+        None => 1.0,
+    };
+    [1024f64, 1000f64].iter().any(|base| {
+        let shown = bytes as f64 / base.powi(power);
+        (shown - value).abs() <= step + 1e-9
+    })
 }
 
 #[cfg(test)]
