@@ -102,13 +102,15 @@ impl Before {
 }
 
 /// Grades the effects from what the witness saw of each (`witnessed`, in order): a difference
-/// at the effect's rule, a memory that existed before and is gone as `lost`, what could not be
+/// at the effect's rule (at `writes`, `create.writes-file-text`, for a file that holds other
+/// bytes than a step's successful `create` last wrote there), a memory that existed before and is gone as `lost`, what could not be
 /// read as unverified (INFO), and in a store that is not a folder a folder kept only as a
 /// prefix of keys as that store's choice (INFO).
 pub(super) fn judge(
     effects: &[(&Effect, &Graded)],
     witnessed: &[Seen],
     before: &Before,
+    writes: &Graded,
     on_folder: bool,
 ) -> Vec<Finding> {
     let mut findings = Vec::new();
@@ -118,6 +120,17 @@ pub(super) fn judge(
         "read back with view after the steps"
     };
     for (&(effect, graded), seen) in effects.iter().zip(witnessed) {
+        // A file that is there with other bytes than a create wrote is that create's fault,
+        // whatever the case is about (one that is not there was never written: the case's).
+        let graded = match &effect.expect {
+            EffectKind::FileText(text)
+                if matches!(seen, Seen::Differs(_))
+                    && before.created(&effect.path) == Some(text) =>
+            {
+                writes
+            }
+            _ => graded,
+        };
         let message = format!("{how}, {} should be", effect.path);
         // A store of keys may keep folders only as prefixes of its keys: a folder gone with
         // its last file, or shown as a file of the same name, is its choice while every file
@@ -365,14 +378,14 @@ mod tests {
         let parent = effect("/memories/a/b", EffectKind::Dir(true));
         let effects = [(&gone, &rule), (&parent, &rule)];
         let witnessed = [Seen::Holds, Seen::Missing("no such folder".to_string())];
-        let keys = judge(&effects, &witnessed, &before, false);
+        let keys = judge(&effects, &witnessed, &before, &rule, false);
         assert_eq!(keys.len(), 1);
         assert_eq!(
             (keys[0].level, &keys[0].rule),
             (Level::Info, &known::KEY_VALUE_FOLDERS)
         );
         // On a folder, the folder was there and is gone: a lost memory, at the rule's level.
-        let folder = judge(&effects, &witnessed, &before, true);
+        let folder = judge(&effects, &witnessed, &before, &rule, true);
         assert_eq!(
             (folder[0].check, folder[0].level),
             (Check::Lost, Level::Must)
@@ -384,7 +397,7 @@ mod tests {
             Seen::Missing("gone".to_string()),
             Seen::Missing("gone".to_string()),
         ];
-        let lost = judge(&effects, &witnessed, &before, false);
+        let lost = judge(&effects, &witnessed, &before, &rule, false);
         assert!(lost.iter().all(|f| f.level == Level::Must), "{lost:#?}");
     }
 }

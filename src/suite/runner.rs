@@ -753,16 +753,14 @@ fn run_calls(
             _ => answers::check_step(loaded, session.sandbox(), step, i, &answer, result)?,
         }
     }
-    let effects: Vec<(&Effect, &Graded)> = effects
-        .into_iter()
-        .map(|(effect, graded)| match &effect.expect {
-            EffectKind::FileText(text) if before.created(&effect.path) == Some(text) => {
-                (effect, &loaded.writes)
-            }
-            _ => (effect, graded),
-        })
-        .collect();
-    check_effects(&effects, &before, session, on_folder, result)
+    check_effects(
+        &effects,
+        &before,
+        &loaded.writes,
+        session,
+        on_folder,
+        result,
+    )
 }
 
 /// Reads the effects: on a folder the disk is their witness (the backend's `view` is judged as
@@ -771,6 +769,7 @@ fn run_calls(
 fn check_effects(
     effects: &[(&Effect, &Graded)],
     before: &Before,
+    writes: &Graded,
     session: &mut Session,
     on_folder: bool,
     result: &mut CaseResult,
@@ -796,7 +795,7 @@ fn check_effects(
             read_back(session, &effect.path, &effect.expect, result)?
         });
     }
-    let findings = effects::judge(effects, &witnessed, before, on_folder);
+    let findings = effects::judge(effects, &witnessed, before, writes, on_folder);
     result.findings.extend(findings);
     Ok(())
 }

@@ -11,6 +11,24 @@ spec shows up as a failure here.
     python3 memory.py --mode kv                  # an in-process dict of path -> bytes
     python3 memory.py --mode folder --overwrite {memories}  # create overwrites a file (GA)
 
+Variant options, each a choice the spec leaves to the backend except the deliberate fault
+--no-error-flag (see "Variant options" below); they combine with each other and with either
+mode (--vanishing-parents: kv only):
+
+    --crlf-hidden             file views drop one `\\r` at the end of each shown line
+    --numbering colon         file views number lines `{n:>4}: {line}` (default `tab`:
+                              the page's `{n:>6}\\t{line}`)
+    --vanishing-parents       kv mode only: keys only, a folder is a prefix of some key
+    --not-found TEMPLATE      every "does not exist" error worded TEMPLATE, `{path}` replaced
+                              (e.g. 'Error: path not found: {path}')
+    --no-error-flag           those "does not exist" errors answered with is_error false
+                              (a deliberate fault: errors.is-error-flag is a MUST)
+    --size-cap BYTES          create, str_replace and insert refuse to leave a file larger
+                              than BYTES bytes
+
+    python3 memory.py --mode kv --vanishing-parents --size-cap 100000
+    python3 memory.py --mode folder --numbering colon --crlf-hidden {memories}
+
 Standard library only (Python 3.11).
 
 What it follows to the letter (rules.json, MUST and SHOULD)
@@ -153,6 +171,50 @@ decide.str-replace-new-str SAME (GA A5: an omitted new_str deletes old_str), but
 decide.hard-links         OTHER. A hard-linked file inside the root is read like any other file;
                           edits replace it through a temp file, so the other names keep their
                           old content.
+
+Variant options: what each flag changes, and why the spec allows it
+-------------------------------------------------------------------
+Off by default; without them the backend is exactly as described above.
+--crlf-hidden             decide.crlf OTHER: a view (and the snippet after str_replace) shows
+                          each line without one trailing `\\r`, so `p\\r\\nq` is shown as the
+                          lines `p` and `q`. The bytes stored are untouched (create, str_replace
+                          and insert still work on the exact bytes; str_replace still needs the
+                          `\\r` in old_str). The page gives only `{line_numbers}{tab}{content}`
+                          and never mentions `\\r`; how a CRLF line is displayed is open.
+--numbering colon         `{n:>4}: {line}` instead of `{n:>6}\\t{line}` in every numbered view
+                          (whole, ranged, the snippet). Numbers stay 1-indexed. The return
+                          strings are recommendations (GA A11: "you can return different
+                          strings if your application needs to"), so this is a SHOULD miss at
+                          most, never a MUST one.
+--vanishing-parents       decide.key-value-folders, the store-of-keys option (GA A13: "keys in a
+                          database"). Plain kv mode keeps every folder it ever made (create's
+                          parents, rename's destination parents) until deleted, even empty,
+                          and refuses create onto a folder. With this flag only keys are
+                          stored: a folder exists while some key lies under it and vanishes
+                          with its last key (delete or rename away), so there is no empty
+                          folder; create onto a path that is only a prefix makes a key there,
+                          so the file /memories/a and the file /memories/a/b coexist (in either
+                          order). Such a path views as the file; a listing shows it once, with
+                          the file's size, and lists the keys under it. delete and rename act
+                          on the key and every key under it. Folder mode refuses the flag.
+--not-found TEMPLATE      Every "does not exist" error (view, str_replace, insert, delete, the
+                          rename source; also str_replace/insert on a folder, where the page
+                          uses the same string) is TEMPLATE with `{path}` replaced by the
+                          canonical path. Return strings are recommendations (GA A11); a
+                          wording SHOULD miss.
+--no-error-flag           Those "does not exist" errors (page wording or --not-found's) come
+                          back with is_error false. This is NOT allowed (GA A9: "set is_error
+                          to true"): it exists to check that a harness still reads the path as
+                          absent from the text and reports only the flag.
+--size-cap BYTES          The page's security advice ("Consider tracking memory file sizes and
+                          preventing files from growing too large"; GA: "Track memory file
+                          sizes and cap how large a file can grow"). create (also an
+                          overwriting one), str_replace and insert refuse, is_error true and
+                          nothing written, when the file would end up larger than BYTES bytes:
+                          `Error: file {path} would exceed the {BYTES}-byte limit ({n} bytes);
+                          nothing was written.` Neither revision gives a string for a cap.
+                          Files already larger (put there another way) can still be viewed,
+                          renamed and deleted.
 """
 
 import errno
@@ -181,6 +243,10 @@ PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 
 class Fail(Exception):
     """An error answer (is_error true) with its text."""
+
+
+class NotFound(Fail):
+    """A "does not exist" error (with --no-error-flag: answered with is_error false)."""
 
 
 def json_type(v):
@@ -279,7 +345,16 @@ def dec(b):
     return b.decode("utf-8", "replace")
 
 
-def numbered(lines, first):
+def numbered(lines, first, numbering="tab", crlf_hidden=False):
+    """Numbered lines of a file view (and of the snippet after str_replace).
+
+    numbering "tab" is the page's `{n:>6}\\t{line}`; "colon" is `{n:>4}: {line}`.
+    crlf_hidden drops one `\\r` at the end of each shown line (the bytes stored stay as they are).
+    """
+    if crlf_hidden:
+        lines = [l[:-1] if l.endswith(b"\r") else l for l in lines]
+    if numbering == "colon":
+        return "\n".join(f"{i:>4}: {dec(l)}" for i, l in enumerate(lines, first))
     return "\n".join(f"{i:>6}\t{dec(l)}" for i, l in enumerate(lines, first))
 
 
@@ -360,6 +435,57 @@ class KV:
         for name, (size, is_dir) in names.items():
             out.append((name, size if size is not None else 4096, is_dir))
         return out
+
+
+class KVKeys(KV):
+    """--vanishing-parents: only keys exist.  A folder is nothing but the prefix of some key:
+    it exists while a key lies under it and vanishes with the last one, so there is no empty
+    folder (not even after a rename or delete empties it).  A key may also be the prefix of
+    other keys: the file /memories/a and the file /memories/a/b live side by side, and the
+    path then shows as the file (view) and as a folder entry with its file size (listings)."""
+
+    name = "kv-keys"
+
+    def reset(self):
+        self.files = {}
+        self.dirs = set()  # stays empty: no folder is ever stored
+
+    def kind(self, segs, follow=True):
+        if not segs:
+            return "dir"
+        if segs in self.files:
+            return "file"
+        n = len(segs)
+        if any(len(k) > n and k[:n] == segs for k in self.files):
+            return "dir"
+        return "missing"
+
+    def key_exists(self, segs):
+        return segs in self.files
+
+    def create(self, segs, data, cmd):
+        self.files[segs] = data
+
+    def rename(self, old, new, cmd):
+        n = len(old)
+        moved = {k: v for k, v in self.files.items() if k[:n] == old}
+        for k in moved:
+            del self.files[k]
+        for k, v in moved.items():
+            self.files[new + k[n:]] = v
+
+    def children(self, segs):
+        n = len(segs)
+        names = {}
+        for k, v in self.files.items():
+            if len(k) > n and k[:n] == segs:
+                e = names.setdefault(k[n], [None, False])
+                if len(k) == n + 1:
+                    e[0] = len(v)
+                else:
+                    e[1] = True
+        return [(name, size if size is not None else 4096, is_dir)
+                for name, (size, is_dir) in names.items()]
 
 
 # ----------------------------------------------------------------------- storage: folder
@@ -558,11 +684,31 @@ class Folder:
 
 
 class Memory:
-    def __init__(self, store, overwrite=False):
+    def __init__(self, store, overwrite=False, numbering="tab", crlf_hidden=False,
+                 not_found=None, size_cap=None):
         self.store = store
         # GA A1: "overwriting instead is a valid implementation choice" for create onto an
         # existing file; the beta page allows only the error.
         self.overwrite = overwrite
+        self.numbering = numbering
+        self.crlf_hidden = crlf_hidden
+        self.not_found = not_found  # a template with {path}, or None for the page's texts
+        self.size_cap = size_cap
+
+    def numbered(self, lines, first):
+        return numbered(lines, first, self.numbering, self.crlf_hidden)
+
+    def missing(self, spec_text, path):
+        """The "does not exist" error: the page's text for the command, or --not-found's."""
+        if self.not_found is not None:
+            return NotFound(self.not_found.replace("{path}", path))
+        return NotFound(spec_text)
+
+    def check_size(self, p, data):
+        """--size-cap: refuse (before anything is written) to make a file larger than the cap."""
+        if self.size_cap is not None and len(data) > self.size_cap:
+            raise Fail(f"Error: file {p} would exceed the {self.size_cap}-byte limit "
+                       f"({len(data)} bytes); nothing was written.")
 
     def call(self, inp):
         if not isinstance(inp, dict):
@@ -603,7 +749,7 @@ class Memory:
         p = canon(segs)
         kind = self.store.kind(segs)
         if kind == "missing":
-            raise Fail(f"The path {p} does not exist. Please provide a valid path.")
+            raise self.missing(f"The path {p} does not exist. Please provide a valid path.", p)
         if kind == "dir":
             return self.listing(segs)
         if kind != "file":
@@ -630,7 +776,7 @@ class Memory:
                            f"before the start line (use -1 for the end of the file).")
             lines = lines[a - 1 : b]
             first = a
-        return f"Here's the content of {p} with line numbers:\n" + numbered(lines, first)
+        return f"Here's the content of {p} with line numbers:\n" + self.numbered(lines, first)
 
     def listing(self, segs):
         st = self.store
@@ -666,13 +812,18 @@ class Memory:
         data = enc(text, "file_text")
         p = canon(segs)
         kind = self.store.kind(segs, follow=False)
+        if kind == "dir" and segs and getattr(self.store, "key_exists", None) is not None:
+            # --vanishing-parents: a folder is only a prefix, a key may sit on it
+            kind = "file" if self.store.key_exists(segs) else "missing"
         if kind == "dir":
             raise Fail(f"Cannot create {p}: a directory already exists at this path.")
         if kind == "file" and self.overwrite:
+            self.check_size(p, data)
             self.store.write(segs, data)
             return f"File {p} overwritten."
         if kind != "missing":
             raise Fail(f"Error: File {p} already exists")
+        self.check_size(p, data)
         try:
             self.store.create(segs, data, "create")
         except FileExistsError:
@@ -696,7 +847,8 @@ class Memory:
         p = canon(segs)
         kind = self.store.kind(segs)
         if kind in ("missing", "dir"):
-            raise Fail(f"Error: The path {p} does not exist. Please provide a valid path.")
+            raise self.missing(f"Error: The path {p} does not exist. Please provide a valid "
+                               f"path.", p)
         if kind != "file":
             raise Fail(f"Cannot open {p}: it is not a regular file.")
         data = self.store.read(segs)
@@ -714,13 +866,14 @@ class Memory:
                        f"`{old}` in lines: {nums}. Please ensure it is unique")
         at = positions[0]
         result = data[:at] + new_b + data[at + len(old_b):]
+        self.check_size(p, result)
         self.store.write(segs, result)
         lines = split_lines(result)
         start = data.count(b"\n", 0, at) + 1
         end = start + new_b.count(b"\n")
         lo, hi = max(1, start - 2), min(len(lines), end + 2)
         return ("The memory file has been edited. Here is a snippet of the edited file:\n"
-                + numbered(lines[lo - 1 : hi], lo))
+                + self.numbered(lines[lo - 1 : hi], lo))
 
     # ---- insert
 
@@ -739,7 +892,7 @@ class Memory:
         p = canon(segs)
         kind = self.store.kind(segs)
         if kind in ("missing", "dir"):
-            raise Fail(f"Error: The path {p} does not exist")
+            raise self.missing(f"Error: The path {p} does not exist", p)
         if kind != "file":
             raise Fail(f"Cannot open {p}: it is not a regular file.")
         data = self.store.read(segs)
@@ -751,6 +904,7 @@ class Memory:
         if text_b.endswith(b"\n"):
             text_b = text_b[:-1]
         result = b"\n".join(lines[:line] + text_b.split(b"\n") + lines[line:])
+        self.check_size(p, result)
         self.store.write(segs, result)
         return f"The file {p} has been edited."
 
@@ -763,7 +917,7 @@ class Memory:
                        "delete the entries inside it instead.")
         p = canon(segs)
         if self.store.kind(segs, follow=False) == "missing":
-            raise Fail(f"Error: The path {p} does not exist")
+            raise self.missing(f"Error: The path {p} does not exist", p)
         self.store.delete(segs)
         return f"Successfully deleted {p}"
 
@@ -782,12 +936,12 @@ class Memory:
         into = new[: len(old)] == old
         if into and not st.rename_into_itself_ok():
             if st.kind(old, follow=False) == "missing":
-                raise Fail(f"Error: The path {po} does not exist")
+                raise self.missing(f"Error: The path {po} does not exist", po)
             raise Fail(f"Cannot move {po} to {pn}: the destination lies inside the source "
                        f"directory.")
         st.prepare_parents(new, pn)
         if st.kind(old, follow=False) == "missing":
-            raise Fail(f"Error: The path {po} does not exist")
+            raise self.missing(f"Error: The path {po} does not exist", po)
         st.rename(old, new, "rename")
         return f"Successfully renamed {po} to {pn}"
 
@@ -804,9 +958,11 @@ def clean(s):
     return s.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def answer(memory, inp):
+def answer(memory, inp, error_flag_on_missing=True):
     try:
         return memory.call(inp), False
+    except NotFound as e:
+        return str(e), error_flag_on_missing
     except Fail as e:
         return str(e), True
     except OSError as e:
@@ -819,27 +975,64 @@ def answer(memory, inp):
         return f"Internal failure while handling the input: {type(e).__name__}.", True
 
 
+USAGE = ("usage: memory.py [--overwrite] [--crlf-hidden] [--numbering tab|colon] "
+         "[--not-found TEMPLATE] [--no-error-flag] [--size-cap BYTES] "
+         "(--mode folder DIR | --mode kv [--vanishing-parents])\n")
+
+
 def main(argv):
     mode, folder, overwrite = None, None, False
+    crlf_hidden, numbering, not_found, error_flag, size_cap = False, "tab", None, True, None
+    vanishing = False
     args = list(argv)
+
+    def value(a):
+        if "=" in a:
+            return a.split("=", 1)[1]
+        return args.pop(0) if args else None
+
     while args:
         a = args.pop(0)
+        name = a.split("=", 1)[0]
         if a == "--overwrite":
             overwrite = True
-        elif a == "--mode" and args:
-            mode = args.pop(0)
-        elif a.startswith("--mode="):
-            mode = a.split("=", 1)[1]
+        elif a == "--crlf-hidden":
+            crlf_hidden = True
+        elif a == "--vanishing-parents":
+            vanishing = True
+        elif a == "--no-error-flag":
+            error_flag = False
+        elif name == "--mode":
+            mode = value(a)
+        elif name == "--numbering":
+            numbering = value(a)
+            if numbering not in ("tab", "colon"):
+                sys.stderr.write(USAGE)
+                return 2
+        elif name == "--not-found":
+            not_found = value(a)
+            if not_found is None:
+                sys.stderr.write(USAGE)
+                return 2
+        elif name == "--size-cap":
+            v = value(a)
+            if v is None or not v.isdigit():
+                sys.stderr.write(USAGE)
+                return 2
+            size_cap = int(v)
+        elif a.startswith("--"):
+            sys.stderr.write(USAGE)
+            return 2
         else:
             folder = a
     if mode == "kv":
-        store = KV()
-    elif mode == "folder" and folder:
+        store = KVKeys() if vanishing else KV()
+    elif mode == "folder" and folder and not vanishing:
         store = Folder(folder)
     else:
-        sys.stderr.write("usage: memory.py [--overwrite] --mode folder DIR | --mode kv\n")
+        sys.stderr.write(USAGE)
         return 2
-    memory = Memory(store, overwrite)
+    memory = Memory(store, overwrite, numbering, crlf_hidden, not_found, size_cap)
     out = sys.stdout.buffer
     for raw in sys.stdin.buffer:
         line = raw.decode("utf-8", "replace").strip()
@@ -871,7 +1064,7 @@ def main(argv):
             else:
                 reply = {"id": rid, "ok": False}
         else:
-            text, is_error = answer(memory, req.get("input"))
+            text, is_error = answer(memory, req.get("input"), error_flag)
             reply = {"id": rid, "content": clean(text)}
             if is_error:
                 reply["is_error"] = True
