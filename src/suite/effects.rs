@@ -121,10 +121,12 @@ pub(super) fn judge(
     };
     for (&(effect, graded), seen) in effects.iter().zip(witnessed) {
         // A file that is there with other bytes than a create wrote is that create's fault,
-        // whatever the case is about (one that is not there was never written: the case's).
+        // whatever the case is about (one that is not there was never written: the case's; and
+        // where the case grades a decision, that decision stays).
         let graded = match &effect.expect {
             EffectKind::FileText(text)
                 if matches!(seen, Seen::Differs(_))
+                    && graded.level != Level::Info
                     && before.created(&effect.path) == Some(text) =>
             {
                 writes
