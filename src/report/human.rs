@@ -148,11 +148,7 @@ fn recap(out: &mut String, report: &Report) {
         let _ = writeln!(
             out,
             "  {}{} {} ({}): {}",
-            cause
-                .harm
-                .label()
-                .map(|label| format!("{label} "))
-                .unwrap_or_default(),
+            harm_prefix(cause.harm),
             cause.level.as_str(),
             cause.rule,
             plural(cause.cases, "case", "cases"),
@@ -168,6 +164,13 @@ fn recap(out: &mut String, report: &Report) {
             bounded_line(&rules.join(", "))
         );
     }
+}
+
+/// `SECURITY `, `DATA LOSS ` or nothing: what a cause line starts with.
+fn harm_prefix(harm: crate::suite::grade::Harm) -> String {
+    harm.label()
+        .map(|label| format!("{label} "))
+        .unwrap_or_default()
 }
 
 /// A one-line text as the report prints it: bounded, line breaks shown.
@@ -373,11 +376,7 @@ fn root_causes(out: &mut String, report: &Report) {
         let _ = writeln!(
             out,
             "  {}{:<6} {:<width$}  {}, first {}: {}",
-            cause
-                .harm
-                .label()
-                .map(|label| format!("{label} "))
-                .unwrap_or_default(),
+            harm_prefix(cause.harm),
             cause.level.as_str(),
             cause.rule.as_str(),
             plural(cause.cases, "case", "cases"),
