@@ -415,7 +415,9 @@ fn summary(out: &mut String, report: &Report) {
         report.revision,
         if report.strict { ", strict" } else { "" }
     );
-    for choice in report.choices() {
+    // A choice the backend never took is the expected outcome: nothing to say (the JSON
+    // report keeps every offer with its counts).
+    for choice in report.choices().iter().filter(|c| c.taken > 0) {
         let _ = writeln!(out, "choice (INFO): {}", choice.line());
     }
     for note in &report.notes {
