@@ -406,6 +406,34 @@ fn a_view_range_one_line_too_many_fails() {
     );
 }
 
+/// Hanging on a FIFO planted from outside (no tool call makes one) is that case's finding in
+/// the hostile-environment tier: INFO with the break named, not the run's BROKE verdict.
+#[test]
+fn hanging_on_a_planted_fifo_is_that_cases_finding() {
+    let run = expect(
+        "opens_fifos",
+        From::Suite,
+        &[
+            ("errors.fifo-str-replace", "info"),
+            ("str-replace.unique-replaces", "pass"),
+        ],
+        0,
+        &["--timeout", "2"],
+    );
+    let result = run.result("errors.fifo-str-replace");
+    assert!(has(&result, "sandbox:INFO"), "{result}");
+    assert_eq!(
+        result["findings"][0]["rule"], "decide.special-files",
+        "{result}"
+    );
+    assert!(
+        result["reason"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("broke: ")),
+        "{result}"
+    );
+}
+
 #[test]
 fn following_a_symlink_out_fails() {
     let run = expect(
