@@ -425,9 +425,18 @@ pub fn listing_sizes(
         rules::level(spec, &rule, Level::Should),
         rule,
         format!(
-            "the listing gives {path} the size {size:?}, but the reference's file there holds {bytes} bytes"
+            "the listing gives {:?} the size {:?}, but the reference's file there holds {bytes} bytes",
+            bounded(&path),
+            bounded(&size)
         ),
     ))
+}
+
+/// The first 200 characters of a text the backend sent, for a message.
+fn bounded(text: &str) -> &str {
+    text.char_indices()
+        .nth(200)
+        .map_or(text, |(cut, _)| &text[..cut])
 }
 
 /// A host path or a host file's content in `pair`'s answer: the security lane, under

@@ -43,9 +43,7 @@ impl Before {
             }
         }
     }
-}
 
-impl Before {
     pub(super) fn of(case: &Case) -> Before {
         let created = case
             .setup
@@ -229,6 +227,30 @@ fn fact_finding(
 /// Texts from this many bytes make a large write: the GA page advises "preventing files from
 /// growing too large" without a number, and cuts views of files over 16,000 characters.
 const LARGE_WRITE: usize = 16_000;
+
+/// The INFO finding of a refusal that leaves the rest of a case not checked (a refused setup
+/// call, a refused large write): `what` says which, `actual` is the backend's answer.
+pub(super) fn not_checked(
+    check: Check,
+    rule: &RuleId,
+    step: Option<usize>,
+    what: String,
+    expected: &str,
+    actual: String,
+) -> Finding {
+    Finding {
+        check,
+        level: Level::Info,
+        rule: rule.clone(),
+        step,
+        message: format!("not checked: {what}"),
+        expected: Some(expected.to_string()),
+        actual: Some(actual),
+        dialect: None,
+        expected_shown: None,
+        follows: None,
+    }
+}
 
 /// Whether a call writes a text of [`LARGE_WRITE`] bytes or more, which a backend may refuse.
 pub(super) fn large_write(input: &Value) -> bool {

@@ -686,22 +686,18 @@ fn run_calls(
             // What the setup needs is checked by the cases of its own command; here a refusal
             // (a size limit, a name length the page lets a backend set) only means that this
             // case cannot be checked.
-            result.findings.push(Finding {
-                check: Check::Setup,
-                level: Level::Info,
-                rule: rule.rule.clone(),
-                step: None,
-                message: format!(
-                    "not checked: the backend refused setup call {} ({})",
+            result.findings.push(effects::not_checked(
+                Check::Setup,
+                &rule.rule,
+                None,
+                format!(
+                    "the backend refused setup call {} ({})",
                     i + 1,
                     effects::described(&input)
                 ),
-                expected: Some("a successful result".to_string()),
-                actual: Some(answer.text),
-                dialect: None,
-                expected_shown: None,
-                follows: None,
-            });
+                "a successful result",
+                answer.text,
+            ));
             return Ok(());
         }
     }
@@ -725,21 +721,17 @@ fn run_calls(
             });
         }
         if step.is_error == Some(false) && answer.is_error && effects::large_write(&input) {
-            result.findings.push(Finding {
-                check: Check::IsError,
-                level: Level::Info,
-                rule: loaded.steps[i].is_error.rule.clone(),
-                step: Some(i),
-                message: format!(
-                    "not checked: the backend refused a large write ({}), a limit the page lets a backend set",
+            result.findings.push(effects::not_checked(
+                Check::IsError,
+                &loaded.steps[i].is_error.rule,
+                Some(i),
+                format!(
+                    "the backend refused a large write ({}), a limit the page lets a backend set",
                     effects::described(&input)
                 ),
-                expected: Some("false".to_string()),
-                actual: Some(answer.text),
-                dialect: None,
-                expected_shown: None,
-                follows: None,
-            });
+                "false",
+                answer.text,
+            ));
             return Ok(());
         }
         match allowed {

@@ -517,7 +517,8 @@ pub fn says_absent(text: &str) -> bool {
     if split_numbered(first).is_some() {
         return false;
     }
-    let first = first.to_lowercase();
+    // Only the start of a line that may be as long as a reply.
+    let first: String = first.chars().take(400).collect::<String>().to_lowercase();
     [
         "does not exist",
         "doesn't exist",
