@@ -172,7 +172,7 @@ pub fn default_interpreter_in(language: Language, virtual_env: Option<&OsStr>) -
 pub struct AdapterDir {
     /// Its entry among the folders a signal's cleanup removes; declared first, so that it is
     /// forgotten before the folder is removed.
-    _live: crate::exec::sandbox::LiveFolder,
+    _live: super::cleanup::LiveFolder,
     dir: tempfile::TempDir,
     written: Vec<Language>,
 }
@@ -190,7 +190,7 @@ impl AdapterDir {
                 source,
             })?;
         Ok(AdapterDir {
-            _live: crate::exec::sandbox::LiveFolder::register(dir.path()),
+            _live: super::cleanup::LiveFolder::register(dir.path()),
             dir,
             written: Vec::new(),
         })

@@ -1,6 +1,7 @@
 //! Backends under test: the in-process reference, or any program speaking protocol v1.
 
 mod cgroup;
+pub mod cleanup;
 pub mod embedded;
 mod inprocess;
 mod stdio;

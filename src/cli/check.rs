@@ -14,10 +14,10 @@ use super::{
 };
 use memspec::backend::BackendSpec;
 use memspec::backend::embedded::{self, AdapterDir, AdapterError, Language};
+use memspec::check::runner::{RunError, RunOptions, Selection};
 use memspec::check::{self, CheckConfig, CheckError};
 use memspec::report::{self, Verdict, human};
 use memspec::suite::case::Level;
-use memspec::suite::runner::{RunError, RunOptions, Selection};
 
 /// `--python`/`--node`: a backend served by an adapter built into memspec, with the user's own
 /// interpreter. Flattened into `check` (and, later, any command taking one `--backend`).
@@ -397,7 +397,7 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
             bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
         }
     };
-    let progress = |result: &memspec::suite::grade::CaseResult| {
+    let progress = |result: &memspec::judge::grade::CaseResult| {
         bar.inc(1);
         bar.set_message(result.id.clone());
     };
@@ -458,7 +458,7 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
         return write_failed(&format!("the Markdown report to {}", path.display()), &e);
     }
     if let Some(path) = &args.write_baseline {
-        let baseline = memspec::suite::baseline::Baseline::from_results(
+        let baseline = memspec::check::baseline::Baseline::from_results(
             &report.backend,
             report.revision,
             &report.results,
@@ -758,7 +758,7 @@ pub(crate) fn spec_diff(
         }
     }
     let (old, new) = (&loaded[0], &loaded[1]);
-    let diff = memspec::spec::diff::diff(&old.spec, &new.spec, (&old.suite, &new.suite));
+    let diff = memspec::suite::spec_diff::diff(&old.spec, &new.spec, (&old.suite, &new.suite));
     let text = if json {
         let mut text = serde_json::to_string_pretty(&diff)
             .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));

@@ -9,8 +9,10 @@
 
 pub mod children;
 pub mod fs;
+pub mod plant;
 pub mod sandbox;
 pub mod session;
+pub mod tree;
 
-pub use sandbox::{FixtureError, Outside, Sandbox, Seen};
-pub use session::{Broke, Confined, Fault, Reset, Session, Stopped};
+pub use sandbox::{Entry, FixtureError, Looked, Outside, Sandbox, Seen};
+pub use session::{Breach, Broke, Confined, Fault, Reset, Session, Stopped};

@@ -23,7 +23,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rustix::fs::{FileType, Mode};
 
 use super::fs::{self, Kind, Meta, ReadError, WalkError};
-use crate::suite::case::{EffectKind, Fixture, FixtureKind};
+use super::plant::{Fixture, FixtureKind};
 
 /// Largest file a fixture or an effect check ever reads back: the suite's biggest file is a few
 /// MB; a bigger one at an effect path is described by its size, never read.
@@ -58,8 +58,6 @@ struct Live {
     next: u64,
     /// Sandboxes by key: duplicated handles, removed the way [`Sandbox::remove`] does.
     sandboxes: BTreeMap<u64, Handles>,
-    /// Private folders of memspec's own (the embedded adapters), removed by path.
-    folders: BTreeMap<u64, PathBuf>,
 }
 
 /// What removing a sandbox takes, without the sandbox.
@@ -75,7 +73,6 @@ struct Handles {
 static LIVE: Mutex<Live> = Mutex::new(Live {
     next: 0,
     sandboxes: BTreeMap::new(),
-    folders: BTreeMap::new(),
 });
 
 /// Set once [`remove_live`] ran: no temporary folder is made after it.
@@ -87,8 +84,9 @@ fn live() -> MutexGuard<'static, Live> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Removes every sandbox and registered folder still alive, and refuses new ones: for a
-/// process about to exit on a signal. Returns what could not be removed.
+/// Removes every sandbox and registered folder (see [`crate::backend::cleanup`]) still alive,
+/// and refuses new sandboxes: for a process about to exit on a signal. Returns what could not
+/// be removed.
 pub fn remove_live() -> Vec<String> {
     let mut live = live();
     CLOSING.store(true, Ordering::SeqCst);
@@ -96,34 +94,8 @@ pub fn remove_live() -> Vec<String> {
     for handles in std::mem::take(&mut live.sandboxes).into_values() {
         left.extend(remove_tree(&handles));
     }
-    for path in std::mem::take(&mut live.folders).into_values() {
-        if let Err(e) = std::fs::remove_dir_all(&path) {
-            left.push(format!("{}: {e}", path.display()));
-        }
-    }
+    left.extend(crate::backend::cleanup::remove_folders());
     left
-}
-
-/// A private temporary folder of memspec's own, removed by [`remove_live`] if a signal ends
-/// the process first; dropping the guard forgets it (the folder's owner removes it).
-#[derive(Debug)]
-pub struct LiveFolder(u64);
-
-impl LiveFolder {
-    /// Registers `path`.
-    pub fn register(path: &Path) -> LiveFolder {
-        let mut live = live();
-        let key = live.next;
-        live.next += 1;
-        live.folders.insert(key, path.to_path_buf());
-        LiveFolder(key)
-    }
-}
-
-impl Drop for LiveFolder {
-    fn drop(&mut self) {
-        live().folders.remove(&self.0);
-    }
 }
 
 /// A fresh sandbox, removed when dropped.
@@ -695,9 +667,10 @@ impl Sandbox {
         Some(changes.join(", "))
     }
 
-    /// Checks one effect; `Err` describes what is there instead. Reads at most what the
-    /// expectation needs.
-    pub fn check_effect(&self, memory_path: &str, expect: &EffectKind) -> Result<(), String> {
+    /// What is at `memory_path` (`/memories/…`), looked at without following any link: the
+    /// disk as the witness of a folder backend's effects. `Err` for a path that is not below
+    /// `/memories` or not plain, or a folder that cannot be opened.
+    pub fn look(&self, memory_path: &str) -> Result<Looked, String> {
         let relative = memory_path
             .strip_prefix("/memories")
             .filter(|rest| rest.is_empty() || rest.starts_with('/'))
@@ -716,73 +689,22 @@ impl Sandbox {
         let dir = match fs::walk(self.base.as_fd(), parents, false) {
             Ok(dir) => dir,
             Err(WalkError::Missing { .. }) => {
-                return if matches!(expect, EffectKind::Absent(_)) {
-                    Ok(())
-                } else {
-                    Err("nothing (a folder above it is missing)".to_string())
-                };
+                return Ok(Looked::Nothing(
+                    "nothing (a folder above it is missing)".to_string(),
+                ));
             }
             Err(WalkError::Blocked { at, kind }) => {
-                return if matches!(expect, EffectKind::Absent(_)) {
-                    Ok(())
-                } else {
-                    Err(format!("{} at {at}, not a folder", kind.describe()))
-                };
+                return Ok(Looked::Nothing(format!(
+                    "{} at {at}, not a folder",
+                    kind.describe()
+                )));
             }
             Err(e) => return Err(e.to_string()),
         };
         let name = fs::c_name(last).map_err(|e| e.to_string())?;
-        let meta = fs::meta_at(dir.as_fd(), &name).map_err(|e| e.to_string())?;
-        // The byte strings the file may hold, any one of them.
-        let wanted: Vec<Vec<u8>> = match expect {
-            EffectKind::FileText(text) => vec![text.as_bytes().to_vec()],
-            EffectKind::FileBytesHex(hex) => vec![decode_hex(hex).map_err(|e| e.to_string())?],
-            EffectKind::FileBytesHexOneOf(hexes) => hexes
-                .iter()
-                .map(|hex| decode_hex(hex).map_err(|e| e.to_string()))
-                .collect::<Result<_, _>>()?,
-            EffectKind::Lines(lines) => {
-                let joined = lines.join("\n");
-                let mut ended = joined.clone();
-                ended.push('\n');
-                if lines.is_empty() {
-                    vec![Vec::new()]
-                } else {
-                    vec![joined.into_bytes(), ended.into_bytes()]
-                }
-            }
-            _ => Vec::new(),
-        };
-        let ok = match (expect, &meta) {
-            (EffectKind::Absent(_), None) => true,
-            (_, None) | (EffectKind::Absent(_), Some(_)) => false,
-            (EffectKind::File(_), Some(m)) => m.kind == Kind::File,
-            (EffectKind::Dir(_), Some(m)) => m.kind == Kind::Dir,
-            (
-                EffectKind::FileText(_)
-                | EffectKind::FileBytesHex(_)
-                | EffectKind::FileBytesHexOneOf(_)
-                | EffectKind::Lines(_),
-                Some(m),
-            ) => {
-                // Only a file of one of the wanted sizes is read, and no further than that.
-                let candidates: Vec<&Vec<u8>> =
-                    wanted.iter().filter(|w| w.len() as u64 == m.size).collect();
-                m.kind == Kind::File
-                    && !candidates.is_empty()
-                    && fs::read_at(dir.as_fd(), &name, m.size)
-                        .ok()
-                        .is_some_and(|bytes| candidates.iter().any(|w| **w == bytes))
-            }
-            (EffectKind::Symlink(target), Some(m)) => {
-                m.kind == Kind::Symlink
-                    && fs::link_target(dir.as_fd(), &name).ok() == Some(self.expand(target))
-            }
-        };
-        if ok {
-            Ok(())
-        } else {
-            Err(describe(dir.as_fd(), &name, meta.as_ref()))
+        match fs::meta_at(dir.as_fd(), &name).map_err(|e| e.to_string())? {
+            None => Ok(Looked::Nothing("nothing".to_string())),
+            Some(meta) => Ok(Looked::Entry(Entry { dir, name, meta })),
         }
     }
 
@@ -920,6 +842,52 @@ fn seen(dir: BorrowedFd<'_>, name: &CStr, meta: &Meta) -> Seen {
         } else {
             ((0, 0), (0, 0))
         },
+    }
+}
+
+/// What [`Sandbox::look`] found at a memory path.
+#[derive(Debug)]
+pub enum Looked {
+    /// Nothing there (or a folder above it missing or not a folder), in words.
+    Nothing(String),
+    /// Something there.
+    Entry(Entry),
+}
+
+/// An entry found by [`Sandbox::look`], held by its folder's handle: reading it follows no link.
+#[derive(Debug)]
+pub struct Entry {
+    dir: OwnedFd,
+    name: CString,
+    meta: Meta,
+}
+
+impl Entry {
+    /// What kind of entry.
+    pub fn kind(&self) -> Kind {
+        self.meta.kind
+    }
+
+    /// Its size in bytes.
+    pub fn size(&self) -> u64 {
+        self.meta.size
+    }
+
+    /// A regular file's bytes, when it holds at most `max`; `None` otherwise.
+    pub fn read(&self, max: u64) -> Option<Vec<u8>> {
+        (self.meta.kind == Kind::File)
+            .then(|| fs::read_at(self.dir.as_fd(), &self.name, max).ok())
+            .flatten()
+    }
+
+    /// A symbolic link's target.
+    pub fn link_target(&self) -> Option<String> {
+        fs::link_target(self.dir.as_fd(), &self.name).ok()
+    }
+
+    /// What it is, in words, for a failed effect: a small file's content, a big one's size.
+    pub fn describe(&self) -> String {
+        describe(self.dir.as_fd(), &self.name, Some(&self.meta))
     }
 }
 

@@ -9,8 +9,8 @@
 //!
 //! The confinement checks are here too, one set for every command: canary content or the
 //! sandbox's host path in an answer ([`Session::check_answer`]), and anything changed outside
-//! `memories/` or done to the sandbox itself ([`Session::check_sandbox`]). They become
-//! [`Finding`]s graded under the rules the caller passes ([`Always`]).
+//! `memories/` or done to the sandbox itself ([`Session::check_sandbox`]). They are facts
+//! ([`Breach`]); the judge grades them (`crate::judge::confinement`).
 
 use std::sync::Arc;
 
@@ -19,8 +19,6 @@ use serde_json::Value;
 use super::{Outside, Sandbox};
 use crate::backend::{Backend, BackendSpec, Timeouts};
 use crate::protocol::ToolResult;
-use crate::suite::grade::{Check, Finding};
-use crate::suite::load::{Always, Graded};
 
 /// Breaks in a row (a call that failed, a process that would not start) after which a session
 /// starts its backend no more.
@@ -87,11 +85,31 @@ pub struct Stopped {
     pub unread_output: Option<String>,
 }
 
+/// A breach of confinement the session saw: a fact, graded by the judge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Breach {
+    /// The answer shows the host path of the sandbox (the input did not spell it): the answer.
+    HostPath(String),
+    /// The answer shows the content of a canary file outside `memories/`: the answer.
+    CanaryShown(String),
+    /// Something outside `memories/` was created, changed or deleted.
+    Outside {
+        /// The changes, one line.
+        changes: String,
+        /// What was there before, rendered.
+        before: String,
+        /// What is there now, rendered.
+        after: String,
+    },
+    /// Something the backend did to the sandbox's own structure.
+    Tampered(String),
+}
+
 /// What the sandbox check found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Confined {
-    /// The findings, new since the last check.
-    pub findings: Vec<Finding>,
+    /// The breaches, new since the last check.
+    pub breaches: Vec<Breach>,
     /// Whether something outside `memories/` changed or the sandbox was tampered with: such a
     /// sandbox is not to be used for anything else.
     pub damaged: bool,
@@ -323,42 +341,19 @@ impl Session {
 
     /// The confinement checks of one answer to `input`: canary content in it, and the
     /// sandbox's host path in it unless the input spelled that path.
-    pub fn check_answer(
-        &self,
-        input: &Value,
-        answer: &ToolResult,
-        step: Option<usize>,
-        rules: &Always,
-    ) -> Vec<Finding> {
-        let mut findings = Vec::new();
+    pub fn check_answer(&self, input: &Value, answer: &ToolResult) -> Vec<Breach> {
+        let mut breaches = Vec::new();
         // A host path in an error tells Claude (and whoever reads the transcript) where the
         // memories live; unless the input itself spelled that path, it leaked.
         let base = self.sandbox.base().to_string_lossy();
         let asked = input.to_string().contains(base.as_ref());
         if !asked && answer.text.contains(base.as_ref()) {
-            findings.push(Finding {
-                step,
-                actual: Some(answer.text.clone()),
-                ..finding(
-                    Check::HostPath,
-                    &rules.host_paths,
-                    "the output reveals the host path of the memories folder".to_string(),
-                )
-            });
+            breaches.push(Breach::HostPath(answer.text.clone()));
         }
         if answer.text.contains(self.sandbox.secret()) {
-            findings.push(Finding {
-                step,
-                actual: Some(answer.text.clone()),
-                ..finding(
-                    Check::Leak,
-                    &rules.confinement,
-                    "the output contains the content of a canary file outside the memories folder"
-                        .to_string(),
-                )
-            });
+            breaches.push(Breach::CanaryShown(answer.text.clone()));
         }
-        findings
+        breaches
     }
 
     /// Starts watching outside `memories/` from now on (after the fixtures, say).
@@ -367,23 +362,16 @@ impl Session {
     }
 
     /// The confinement checks of the sandbox since the last look: what changed outside
-    /// `memories/`, and what the backend did to the sandbox's structure (`when` says when it
-    /// was seen). Each change and each tampering is reported once.
-    pub fn check_sandbox(&mut self, rules: &Always, when: &str) -> Confined {
+    /// `memories/`, and what the backend did to the sandbox's structure. Each change and each
+    /// tampering is reported once.
+    pub fn check_sandbox(&mut self) -> Confined {
         let mut confined = Confined::default();
         let now = self.sandbox.outside();
         if let Some(changes) = Sandbox::describe_changes(&self.outside, &now) {
-            confined.findings.push(Finding {
-                expected: Some(render_outside(&self.outside)),
-                actual: Some(render_outside(&now)),
-                ..finding(
-                    Check::Outside,
-                    &rules.confinement,
-                    format!(
-                        "something outside the memories folder was created, changed or deleted: {}",
-                        shorten_list(&changes)
-                    ),
-                )
+            confined.breaches.push(Breach::Outside {
+                changes: shorten_list(&changes),
+                before: render_outside(&self.outside),
+                after: render_outside(&now),
             });
             confined.damaged = true;
         }
@@ -395,40 +383,10 @@ impl Session {
             .filter(|what| !self.reported.contains(what))
             .collect();
         confined
-            .findings
-            .extend(tampering(&rules.confinement, &new, when));
+            .breaches
+            .extend(new.iter().cloned().map(Breach::Tampered));
         self.reported.extend(new);
         confined
-    }
-}
-
-/// One finding per thing the backend did to the sandbox, seen `when`.
-pub fn tampering(rule: &Graded, found: &[String], when: &str) -> Vec<Finding> {
-    found
-        .iter()
-        .map(|what| Finding {
-            actual: Some(what.clone()),
-            ..finding(
-                Check::Sandbox,
-                rule,
-                format!("the backend tampered with its sandbox ({when}): {what}"),
-            )
-        })
-        .collect()
-}
-
-fn finding(check: Check, graded: &Graded, message: String) -> Finding {
-    Finding {
-        check,
-        level: graded.level,
-        rule: graded.rule.clone(),
-        step: None,
-        message,
-        expected: None,
-        actual: None,
-        dialect: None,
-        expected_shown: None,
-        follows: None,
     }
 }
 

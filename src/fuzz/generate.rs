@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::model::{Model, Oracle, ROOT, lines_of};
-use super::rng::Rng;
+use crate::rng::Rng;
+use crate::spec::Level;
 use crate::spec::{Revision, Spec};
-use crate::suite::case::Level;
 
 /// A view of a longer file is cut under `ga-2026` (`decide.long-views`): such files are read in
 /// windows of lines.

@@ -12,8 +12,8 @@ use super::facts::Kind;
 use super::generate::Action;
 use super::model::{Model, lines_of};
 use super::trial::{Located, reference_run};
+use crate::judge::rules;
 use crate::protocol::ToolResult;
-use crate::replay::rules;
 use crate::spec::{Spec, known};
 
 /// A kept divergence: the case file's text and the transcript's.

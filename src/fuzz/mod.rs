@@ -8,13 +8,10 @@
 //! restarts, confinement and folder checks); nothing here starts a backend any other way. Runs
 //! are deterministic from the seed: sequence `k` of seed `s` is the same in every run.
 
-pub mod facts;
+pub use crate::judge::{facts, model};
 pub mod generate;
 pub mod keep;
-pub mod model;
-pub mod race;
 pub mod report;
-pub mod rng;
 pub mod shrink;
 pub mod trial;
 
@@ -27,12 +24,13 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::backend::{BackendSpec, DEFAULT_STARTUP, Timeouts};
+use crate::check::race;
 use crate::exec::Fault;
+use crate::rng::Rng;
 use crate::spec::{Revision, Spec};
 use facts::{Found, Kind};
 use generate::{Action, Generator};
 use model::Oracle;
-use rng::Rng;
 use trial::Located;
 
 /// How long a fuzz run goes on.
@@ -402,7 +400,7 @@ fn race_once(run: &Run<'_>, index: usize) -> Result<(), FuzzError> {
                 found: Found {
                     kind: Kind::Broke,
                     rule: crate::spec::known::TERMINATES,
-                    level: crate::suite::case::Level::Must,
+                    level: crate::spec::Level::Must,
                     message: fault.to_string(),
                     expected: None,
                     actual: None,

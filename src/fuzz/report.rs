@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use super::{Divergence, FuzzError, FuzzReport, keep::Kept};
 use crate::backend::BackendSpec;
+use crate::check::runner::{RunOptions, Selection};
 use crate::check::{self, CheckConfig, Loaded};
+use crate::judge::grade::{CallRecord, CaseResult, Finding, Outcome, Phase};
 use crate::report::{Report, plural};
 use crate::spec::Spec;
-use crate::suite::grade::{CallRecord, CaseResult, Finding, Outcome, Phase};
 use crate::suite::load;
-use crate::suite::runner::{RunOptions, Selection};
 
 /// What running a kept case with the check engine showed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -278,7 +278,7 @@ pub fn as_report(report: &FuzzReport, repro_args: Vec<String>) -> Report {
                 outcome,
                 reason: (outcome == Outcome::Error).then(|| found.message.clone()),
                 findings: vec![Finding {
-                    check: crate::suite::grade::Check::Text,
+                    check: crate::judge::grade::Check::Text,
                     level: found.level,
                     rule: found.rule.clone(),
                     step: Some(divergence.at_step),

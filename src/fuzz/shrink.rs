@@ -258,7 +258,7 @@ mod tests {
 
     use super::*;
     use crate::fuzz::facts::Found;
-    use crate::suite::case::Level;
+    use crate::spec::Level;
 
     fn located(action: usize) -> Located {
         Located {

@@ -152,7 +152,14 @@ pub fn run(
             after: model,
         };
         before = model;
-        match facts::judge(input, step, answer, stores, spec) {
+        match facts::judge(
+            input,
+            step.backend.as_ref(),
+            &step.verdict.divergences,
+            answer,
+            stores,
+            spec,
+        ) {
             Judged::Same => {}
             Judged::Open(why) => {
                 trial.open = Some(why);

@@ -7,19 +7,20 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::scratch;
-use super::tree::{Difference, Scanner, Tree};
 use super::verdict::{self, Divergence, Pair, Results, StepVerdict};
 use super::{
     Answer, FILE_CONTENT_LIMIT, FileDifference, Replay, ReplayError, ReplayOptions, Step, Trees,
-    rules,
 };
 use crate::backend::{BackendSpec, DEFAULT_STARTUP, Timeouts};
+use crate::exec::tree::{Difference, Scanner, Tree};
 use crate::exec::{Fault, Sandbox, Session, fs};
+use crate::judge::confinement;
+use crate::judge::grade::Check;
+use crate::judge::rules;
 use crate::reference::Reference;
+use crate::spec::Level;
+use crate::spec::{Always, Graded};
 use crate::spec::{Spec, known};
-use crate::suite::case::Level;
-use crate::suite::grade::Check;
-use crate::suite::load::{Always, Graded};
 use crate::transcript::Transcript;
 
 /// Replays every memory call of `transcript`; `progress` is told (done, total) as it goes.
@@ -209,12 +210,14 @@ pub fn replay_in(
                         }
                         divergences.push(effect);
                     }
-                    let mut confined = backend.check_answer(&call.input, result, None, &always);
+                    let mut breaches = backend.check_answer(&call.input, result);
                     // The in-process reference cannot reach outside its root (its own tests
                     // attack that); checking it here would only cost time on long replays.
                     if !trusted {
-                        confined.extend(backend.check_sandbox(&always, "after this step").findings);
+                        breaches.extend(backend.check_sandbox().breaches);
                     }
+                    let confined =
+                        confinement::findings(breaches, &always, None, "after this step");
                     let leaked = confined
                         .iter()
                         .any(|f| matches!(f.check, Check::HostPath | Check::Leak));

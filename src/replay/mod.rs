@@ -4,13 +4,10 @@
 //! memory folder after each step. No UI here: the TUI and the text/JSON reports read the
 //! [`Replay`] this builds.
 
-mod dialect;
 mod engine;
 pub mod record;
 pub mod report;
-pub mod rules;
 pub mod scratch;
-pub mod tree;
 pub mod verdict;
 
 use std::path::PathBuf;
@@ -19,15 +16,15 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+pub use crate::judge::compare::Answer;
 pub use engine::{NO_RECORDED_ANSWER, replay, replay_in, timeouts};
 pub use verdict::{Divergence, Kind, Pair, StepVerdict};
 
 use crate::backend::BackendSpec;
-use crate::protocol::ToolResult;
+use crate::exec::tree::Tree;
+use crate::judge::grade::Outcome;
 use crate::spec::Revision;
-use crate::suite::grade::Outcome;
 use crate::transcript::Transcript;
-use tree::Tree;
 
 /// How to replay.
 #[derive(Debug, Clone)]
@@ -42,28 +39,6 @@ pub struct ReplayOptions {
     pub check: bool,
     /// The revision of the page the reference follows and the steps are judged by.
     pub revision: Revision,
-}
-
-/// What a backend said to one call.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Answer {
-    /// A tool result.
-    Result(ToolResult),
-    /// The backend crashed, hung or spoke garbage; how.
-    Broke(String),
-    /// The call was not made; why.
-    NotRun(String),
-}
-
-impl Answer {
-    /// The result, if there is one.
-    pub fn result(&self) -> Option<&ToolResult> {
-        match self {
-            Answer::Result(result) => Some(result),
-            Answer::Broke(_) | Answer::NotRun(_) => None,
-        }
-    }
 }
 
 /// Both memory folders after a step.
@@ -268,9 +243,9 @@ impl Replay {
             .count()
     }
 
-    /// The known lineages the backend's answers show (see [`crate::suite::lineage`]): each
+    /// The known lineages the backend's answers show (see [`crate::judge::lineage`]): each
     /// difference from the reference is matched with the backend's own answer as its text.
-    pub fn lineages(&self) -> Vec<crate::suite::lineage::Lineage> {
+    pub fn lineages(&self) -> Vec<crate::judge::lineage::Lineage> {
         let mut findings = Vec::new();
         for (index, step) in self.steps.iter().enumerate() {
             let Some(answer) = step.backend.as_ref().and_then(Answer::result) else {
@@ -287,11 +262,11 @@ impl Replay {
                 findings.push((format!("step {}", index + 1), finding));
             }
         }
-        let located: Vec<crate::suite::lineage::Located<'_>> = findings
+        let located: Vec<crate::judge::lineage::Located<'_>> = findings
             .iter()
-            .map(|(case, finding)| crate::suite::lineage::Located { case, finding })
+            .map(|(case, finding)| crate::judge::lineage::Located { case, finding })
             .collect();
-        crate::suite::lineage::recognise_findings(&located)
+        crate::judge::lineage::recognise_findings(&located)
     }
 
     /// The worst outcome over the steps, as the exit code reads it.

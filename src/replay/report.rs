@@ -240,7 +240,7 @@ fn block(
                 let _ = writeln!(out, "    rule: {}", rule.summary);
             }
         }
-        if finding.check == crate::suite::grade::Check::Text && !shown.contains(&divergence.pair) {
+        if finding.check == crate::judge::grade::Check::Text && !shown.contains(&divergence.pair) {
             shown.push(divergence.pair);
             if let Some((expected, actual)) = texts(call, step, divergence.pair) {
                 let (left, right) = divergence.pair.sides();
@@ -361,7 +361,7 @@ struct JsonReport<'a> {
     format: crate::transcript::Format,
     backend: &'a str,
     revision: crate::spec::Revision,
-    lineages: Vec<crate::suite::lineage::Lineage>,
+    lineages: Vec<crate::judge::lineage::Lineage>,
     check: bool,
     conclusion: Conclusion,
     fail_on: FailOn,

@@ -6,7 +6,7 @@ use quick_junit::{NonSuccessKind, Report as JunitReport, TestCase, TestCaseStatu
 
 use super::{Report, Verdict};
 use crate::diff::{Glyphs, REPORT_DIFF_LINES, push_report_diff, thousands};
-use crate::suite::grade::{CaseResult, Outcome};
+use crate::judge::grade::{CaseResult, Outcome};
 
 /// The report as pretty JSON (results, findings, calls and the verdict).
 pub fn json(report: &Report) -> String {

@@ -9,8 +9,8 @@ use std::fmt::Write;
 
 use super::{Report, Verdict, plural, rule_text};
 use crate::diff::{Glyphs, push_report_diff};
+use crate::judge::grade::{CaseResult, Outcome, Phase};
 use crate::spec::Spec;
-use crate::suite::grade::{CaseResult, Outcome, Phase};
 
 /// How much to show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -134,8 +134,8 @@ fn info_lines(out: &mut String, report: &Report) {
 /// The closing recap: each root cause that fails the run or costs more than wording, with the
 /// command that reruns its first case; the wording causes in one line after them.
 fn recap(out: &mut String, report: &Report) {
-    use crate::suite::case::Level;
-    use crate::suite::grade::Harm;
+    use crate::judge::grade::Harm;
+    use crate::spec::Level;
     let causes = report.root_causes();
     if causes.is_empty() {
         return;
@@ -167,7 +167,7 @@ fn recap(out: &mut String, report: &Report) {
 }
 
 /// `SECURITY `, `DATA LOSS ` or nothing: what a cause line starts with.
-fn harm_prefix(harm: crate::suite::grade::Harm) -> String {
+fn harm_prefix(harm: crate::judge::grade::Harm) -> String {
     harm.label()
         .map(|label| format!("{label} "))
         .unwrap_or_default()
@@ -326,7 +326,7 @@ fn lineages(out: &mut String, report: &Report) {
 }
 
 /// `lineage: NAME — explains N of M findings (K cases), e.g. CASE: "first line"`.
-pub fn lineage_line(lineage: &crate::suite::lineage::Lineage) -> String {
+pub fn lineage_line(lineage: &crate::judge::lineage::Lineage) -> String {
     format!(
         "lineage: {} — explains {} of {} ({}), e.g. {}: {:?}",
         lineage.name,
@@ -515,12 +515,12 @@ fn verdict_line(report: &Report) -> String {
 /// memories were lost or something outside was touched even when a flag fault is the larger
 /// cause by count.
 fn harm_note(report: &Report) -> String {
-    use crate::suite::grade::Harm;
+    use crate::judge::grade::Harm;
     let causes = report.root_causes();
     let named = |harm: Harm| -> Vec<String> {
         causes
             .iter()
-            .filter(|c| c.harm == harm && c.level != crate::suite::case::Level::Info)
+            .filter(|c| c.harm == harm && c.level != crate::spec::Level::Info)
             .map(|c| format!("{} ({})", c.rule, plural(c.cases, "case", "cases")))
             .collect()
     };

@@ -9,8 +9,8 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
+use crate::judge::grade::{CaseResult, Outcome, Phase};
 use crate::protocol::ToolResult;
-use crate::suite::grade::{CaseResult, Outcome, Phase};
 
 /// Results of one backend, named.
 #[derive(Debug, Clone)]

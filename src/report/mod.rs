@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::judge::grade::{CaseResult, Outcome, Phase};
 use crate::spec::{Revision, Spec};
-use crate::suite::grade::{CaseResult, Outcome, Phase};
 
 /// The fewest calls after which a backend that refused every one is said to refuse everything.
 pub const REFUSES_EVERYTHING_CALLS: usize = 10;
@@ -108,14 +108,14 @@ impl Report {
     }
 
     /// The rules broken by findings that follow no other, heaviest first.
-    pub fn root_causes(&self) -> Vec<crate::suite::cascade::RootCause> {
-        crate::suite::cascade::root_causes(&self.results)
+    pub fn root_causes(&self) -> Vec<crate::judge::cascade::RootCause> {
+        crate::judge::cascade::root_causes(&self.results)
     }
 
     /// The known lineages the backend's answers belong to, with the findings each explains
     /// (counted from the same results as the root causes). A lineage explains, never excuses.
-    pub fn lineages(&self) -> Vec<crate::suite::lineage::Lineage> {
-        crate::suite::lineage::recognise(&self.results)
+    pub fn lineages(&self) -> Vec<crate::judge::lineage::Lineage> {
+        crate::judge::lineage::recognise(&self.results)
     }
 
     /// Cases whose backend broke (not accepted by the baseline), and the first one's reason.

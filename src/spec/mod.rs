@@ -9,10 +9,12 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::builtin::{self, Source};
-use crate::suite::case::Level;
 
-pub mod diff;
+mod graded;
+mod level;
 mod revision;
+pub use graded::{Always, Graded};
+pub use level::Level;
 pub use revision::{Revision, UnknownRevision};
 
 /// The id of a rule of `spec/` (`create.no-overwrite`, `decide.final-newline`).
@@ -226,6 +228,13 @@ pub mod known {
     pub const CONCURRENCY_ONE_CREATE: RuleId = RuleId::known("concurrency.one-create");
     /// Concurrent clients: every read shows a state some order of the calls made.
     pub const CONCURRENCY_REAL_STATES: RuleId = RuleId::known("concurrency.real-states");
+    /// The rules the races of `check --clients` and `fuzz --clients` check (no case of the
+    /// suite does; `spec coverage` names the races).
+    pub static RACE_RULES: [RuleId; 3] = [
+        CONCURRENCY_NO_LOST_UPDATE,
+        CONCURRENCY_ONE_CREATE,
+        CONCURRENCY_REAL_STATES,
+    ];
 
     /// Every id above; a spec without one of them is refused.
     pub const ALL: &[RuleId] = &[

@@ -297,85 +297,9 @@ fn holds_key(value: &Value, key: &str) -> bool {
     }
 }
 
-/// Grading level of a rule or check (on the command line: `must`, `should`, `info`).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    clap::ValueEnum,
-)]
-pub enum Level {
-    /// What the spec leaves open and the reference decides: a miss informs.
-    #[serde(rename = "INFO")]
-    Info,
-    /// The spec's exact strings and formats: a miss warns (fails with `--strict`).
-    #[serde(rename = "SHOULD")]
-    Should,
-    /// Safety and semantics: a miss fails.
-    #[serde(rename = "MUST")]
-    Must,
-}
+pub use crate::spec::Level;
 
-impl Level {
-    /// `MUST`, `SHOULD` or `INFO`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Level::Must => "MUST",
-            Level::Should => "SHOULD",
-            Level::Info => "INFO",
-        }
-    }
-}
-
-/// Something made in the memories folder (`path` is relative to it) before the case runs.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Fixture {
-    /// Relative to the memories folder; parent folders are made as needed.
-    pub path: String,
-    /// What to make there.
-    #[serde(flatten)]
-    pub kind: FixtureKind,
-}
-
-/// The kinds of fixture.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FixtureKind {
-    /// A UTF-8 text file.
-    Text(String),
-    /// A file of raw bytes, hex-encoded (for non-UTF-8 content).
-    BytesHex(String),
-    /// A file of `count` copies of `line` each followed by `\n` (large files).
-    Repeat {
-        /// The line, without its newline.
-        line: String,
-        /// How many times.
-        count: usize,
-        /// Whether the last line keeps its `\n`.
-        #[serde(default = "yes")]
-        final_newline: bool,
-    },
-    /// An empty folder.
-    Dir(bool),
-    /// A symbolic link; `{base}` and `{memories}` in the target are replaced by absolute paths.
-    Symlink(String),
-    /// A hard link to an existing file (`{base}` and `{memories}` replaced as for symlinks).
-    Hardlink(String),
-    /// A named pipe.
-    Fifo(bool),
-}
-
-fn yes() -> bool {
-    true
-}
+pub use crate::exec::plant::{Fixture, FixtureKind};
 
 /// One call and what must come back.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -21,7 +21,7 @@ pub fn coverage<'a>(spec: &'a Spec, suite: &'a Suite) -> Vec<RuleCoverage<'a>> {
     spec.rules()
         .map(|rule| RuleCoverage {
             rule,
-            cases: if crate::fuzz::race::RULES.contains(&rule.id) {
+            cases: if crate::spec::known::RACE_RULES.contains(&rule.id) {
                 vec![RACES]
             } else {
                 suite

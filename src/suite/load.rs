@@ -13,7 +13,7 @@ use super::case::{
 };
 use super::matcher;
 use crate::builtin::{self, Source};
-use crate::spec::{RuleId, Spec, known};
+use crate::spec::{Always, Graded, Spec, known};
 
 /// A case with where it came from, and the rule and level of each of its checks.
 #[derive(Debug, Clone)]
@@ -43,34 +43,6 @@ pub struct LoadedCase {
     /// whatever the case checks (a case about overwriting still finds a create that wrote
     /// the text wrong as that fault).
     pub writes: Graded,
-}
-
-/// The rules of the checks made in every case, whatever it says.
-#[derive(Debug, Clone)]
-pub struct Always {
-    /// Nothing outside the memory folder is touched or shown.
-    pub confinement: Graded,
-    /// No host path in an output.
-    pub host_paths: Graded,
-}
-
-/// A rule with the level it grades at, taken from `spec/`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Graded {
-    /// The rule.
-    pub rule: RuleId,
-    /// Its level.
-    pub level: Level,
-}
-
-impl Graded {
-    /// The rule, graded as `spec` says.
-    pub fn of(rule: RuleId, spec: &Spec) -> Graded {
-        Graded {
-            level: spec.level(&rule),
-            rule,
-        }
-    }
 }
 
 /// Another outcome of a step that the revision being judged allows, with its rules graded.
@@ -305,10 +277,7 @@ pub fn lint_files(files: &[(String, String)], spec: &Spec) -> (Suite, Vec<LintPr
                         effects: resolved.effects,
                         setup: resolved.setup,
                         alternatives: resolved.alternatives,
-                        always: Always {
-                            confinement: Graded::of(known::CONFINEMENT, spec),
-                            host_paths: Graded::of(known::NO_HOST_PATHS, spec),
-                        },
+                        always: Always::of(spec),
                         writes: Graded::of(known::CREATE_WRITES_FILE_TEXT, spec),
                     });
                 }

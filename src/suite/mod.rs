@@ -1,15 +1,9 @@
-//! The declarative conformance suite: case model, loading and linting, matching, grading,
-//! the runner and baselines.
+//! The declarative conformance suite as data: the case model, loading and linting, text
+//! matchers, and coverage of the spec's rules. Grading lives in [`crate::judge`]; running the
+//! cases in [`crate::check`].
 
-mod answers;
-pub mod baseline;
-pub mod cascade;
 pub mod case;
 pub mod coverage;
-mod effects;
-pub mod grade;
-pub mod lineage;
 pub mod load;
 pub mod matcher;
-pub mod runner;
-pub mod witness;
+pub mod spec_diff;

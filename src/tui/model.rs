@@ -10,10 +10,10 @@ use super::fold::{Folded, LineIndex};
 use super::keymap::{self, Context, Key};
 use super::view;
 use crate::diff::{CONTEXT_LINES, Glyphs, thousands};
+use crate::judge::grade::Check;
 use crate::replay::report::texts;
 use crate::replay::{Kind, Pair, Replay, Step};
 use crate::spec::Spec;
-use crate::suite::grade::Check;
 use crate::transcript::session::{self, Amendment, Session};
 use crate::transcript::{Format, ToolCall, TranscriptError};
 

@@ -2,6 +2,7 @@
 
 mod check;
 mod fuzz;
+mod layers;
 mod packaging;
 mod recipes;
 mod reference;

@@ -223,7 +223,7 @@ fn run_operation(sandbox: &Sandbox, operation: Operation) {
                 ("/memories/sub", EffectKind::Dir(true)),
                 ("/memories/new", EffectKind::Absent(true)),
             ] {
-                let _ = sandbox.check_effect(path, &expect);
+                let _ = memspec::judge::disk::see(sandbox, path, &expect);
             }
         }
         Operation::Clear => {
@@ -271,10 +271,10 @@ proptest! {
 }
 
 /// The rules confinement findings are graded under in these tests.
-fn confinement_rules() -> memspec::suite::load::Always {
+fn confinement_rules() -> memspec::spec::Always {
+    use memspec::spec::Level;
     use memspec::spec::known;
-    use memspec::suite::case::Level;
-    use memspec::suite::load::{Always, Graded};
+    use memspec::spec::{Always, Graded};
     Always {
         confinement: Graded {
             rule: known::CONFINEMENT,
@@ -298,7 +298,8 @@ fn timeouts() -> memspec::backend::Timeouts {
 fn a_session_resets_checks_confinement_and_removes_its_sandbox() {
     use memspec::backend::BackendSpec;
     use memspec::exec::{Reset, Session};
-    use memspec::suite::grade::Check;
+    use memspec::judge::confinement::findings;
+    use memspec::judge::grade::Check;
     use serde_json::json;
 
     let rules = confinement_rules();
@@ -311,11 +312,7 @@ fn a_session_resets_checks_confinement_and_removes_its_sandbox() {
     let create = json!({"command": "create", "path": "/memories/a.md", "file_text": "a\n"});
     let answer = session.call(&create).unwrap_or_else(|e| panic!("{e}"));
     assert!(!answer.is_error, "{answer:?}");
-    assert!(
-        session
-            .check_answer(&create, &answer, Some(0), &rules)
-            .is_empty()
-    );
+    assert!(session.check_answer(&create, &answer).is_empty());
     // An answer quoting a canary, or the host path the input did not spell: one finding each.
     let mut leaky = answer.clone();
     leaky.text = format!(
@@ -323,25 +320,24 @@ fn a_session_resets_checks_confinement_and_removes_its_sandbox() {
         base.display(),
         std::fs::read_to_string(base.join("canary.txt")).unwrap_or_default()
     );
-    let checks: Vec<Check> = session
-        .check_answer(&create, &leaky, Some(0), &rules)
+    let breaches = session.check_answer(&create, &leaky);
+    let checks: Vec<Check> = findings(breaches, &rules, Some(0), "now")
         .iter()
         .map(|f| f.check)
         .collect();
     assert_eq!(checks, [Check::HostPath, Check::Leak]);
     // Something new beside `memories/`: an outside finding, reported once.
     std::fs::write(base.join("stray.txt"), "x").unwrap_or_else(|e| panic!("{e}"));
-    let confined = session.check_sandbox(&rules, "now");
+    let confined = session.check_sandbox();
     assert!(confined.damaged);
     assert_eq!(
-        confined
-            .findings
+        findings(confined.breaches, &rules, None, "now")
             .iter()
             .map(|f| f.check)
             .collect::<Vec<_>>(),
         [Check::Outside]
     );
-    assert!(session.check_sandbox(&rules, "now").findings.is_empty());
+    assert!(session.check_sandbox().breaches.is_empty());
     // `reset` empties the memories and rebuilds the sandbox, whatever was left beside it.
     assert_eq!(session.reset(), Reset::Clean);
     assert!(!base.join("memories/a.md").exists());

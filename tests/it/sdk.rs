@@ -8,9 +8,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use memspec::check::baseline::Baseline;
+use memspec::judge::grade::CaseResult;
 use memspec::spec::{Revision, Spec};
-use memspec::suite::baseline::Baseline;
-use memspec::suite::grade::CaseResult;
 use memspec::suite::load;
 use serde_json::Value;
 

@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use memspec::spec::Level;
 use memspec::spec::Spec;
-use memspec::suite::case::Level;
 use memspec::suite::coverage::coverage;
 use memspec::suite::load::{self, LintProblem};
 

@@ -8,7 +8,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use super::steps::mark_style;
 use super::text::{DIM, TITLE, clean, fit};
-use crate::suite::grade::Check;
+use crate::judge::grade::Check;
 use crate::tui::model::{App, DiffLayout, Tab};
 
 /// Lines the verdict section needs at most.

@@ -11,7 +11,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::text::{DIM, TITLE, fit, human_size};
 use crate::diff;
-use crate::replay::tree::{Difference, Entry, EntryKind, Tree, compare_paths};
+use crate::exec::tree::{Difference, Entry, EntryKind, Tree, compare_paths};
 use crate::tui::model::{App, GLYPHS};
 
 /// Draws the tree; `scroll` lines are skipped; `column` closes it on the right like the step

@@ -4,9 +4,9 @@ use std::io::Write;
 
 use memspec::backend::BackendSpec;
 use memspec::diff::{Glyphs, render_unified_with};
+use memspec::judge::grade::Check;
 use memspec::replay::{self, Conclusion, Kind, Pair, ReplayOptions};
-use memspec::suite::case::Level;
-use memspec::suite::grade::Check;
+use memspec::spec::Level;
 use memspec::transcript;
 
 use super::{proxy, read, replay_with, spec};

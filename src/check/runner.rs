@@ -6,17 +6,19 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::answers;
-use super::case::{Effect, EffectKind, Level};
-use super::effects::{self, Before};
-use super::grade::{CallRecord, CaseResult, Check, Choice, Finding, Outcome, Phase};
-use super::load::{Graded, LoadedCase, Suite};
-use super::witness::{self, Seen};
 use crate::backend::{BackendSpec, Timeouts};
-use crate::exec::session::tampering;
 use crate::exec::{Broke, Fault, FixtureError, Reset, Sandbox, Session};
+use crate::judge::answers;
+use crate::judge::confinement::{self, tampering};
+use crate::judge::disk;
+use crate::judge::effects::{self, Before};
+use crate::judge::grade::{CallRecord, CaseResult, Check, Choice, Finding, Outcome, Phase};
+use crate::judge::witness::{self, Seen};
 use crate::protocol::ToolResult;
+use crate::spec::Graded;
 use crate::spec::known;
+use crate::suite::case::{Effect, EffectKind, Level};
+use crate::suite::load::{LoadedCase, Suite};
 
 /// Which cases to run. Empty lists select everything.
 #[derive(Debug, Clone, Default)]
@@ -50,7 +52,7 @@ impl Selection {
         (self.ids.is_empty() || self.ids.iter().any(|p| glob(p, &id)))
             && (self.areas.is_empty() || self.areas.iter().any(|a| a == "races"))
             && (self.rules.is_empty()
-                || crate::fuzz::race::RULES
+                || crate::check::race::RULES
                     .iter()
                     .any(|r| self.rules.iter().any(|s| s == r.as_str())))
             && (self.levels.is_empty() || self.levels.contains(&Level::Should))
@@ -646,8 +648,13 @@ fn execute(
         return Err(fault);
     }
     starts.saw(session.exited_unread(), None);
-    let confined = session.check_sandbox(&loaded.always, "after the case's steps");
-    result.findings.extend(confined.findings);
+    let confined = session.check_sandbox();
+    result.findings.extend(confinement::findings(
+        confined.breaches,
+        &loaded.always,
+        None,
+        "after the case's steps",
+    ));
     if reuse.unsupported() || confined.damaged {
         // One process per case, or a sandbox the backend damaged: a new process on a new
         // sandbox for the next case. Whatever a lone process wrote after its last reply is a
@@ -680,7 +687,12 @@ fn run_calls(
     for (i, (call_input, rule)) in loaded.case.setup.iter().zip(&loaded.setup).enumerate() {
         let input = expand_input(call_input.input(), session.sandbox());
         let answer = call(session, Phase::Setup, &input, result)?;
-        let leaks = session.check_answer(&input, &answer, None, &loaded.always);
+        let leaks = confinement::findings(
+            session.check_answer(&input, &answer),
+            &loaded.always,
+            None,
+            "in an answer",
+        );
         result.findings.extend(leaks);
         if answer.is_error {
             // What the setup needs is checked by the cases of its own command; here a refusal
@@ -708,7 +720,12 @@ fn run_calls(
     for (i, step) in loaded.case.steps.iter().enumerate() {
         let input = expand_input(&step.input, session.sandbox());
         let answer = call(session, Phase::Step, &input, result)?;
-        let leaks = session.check_answer(&input, &answer, Some(i), &loaded.always);
+        let leaks = confinement::findings(
+            session.check_answer(&input, &answer),
+            &loaded.always,
+            Some(i),
+            "in an answer",
+        );
         result.findings.extend(leaks);
         before.wrote(&input, answer.is_error);
         let allowed = loaded.alternatives.get(i).and_then(Option::as_ref);
@@ -769,20 +786,7 @@ fn check_effects(
     let mut witnessed = Vec::with_capacity(effects.len());
     for &(effect, _) in effects {
         witnessed.push(if on_folder {
-            let sandbox = session.sandbox();
-            match sandbox.check_effect(&effect.path, &effect.expect) {
-                Ok(()) => Seen::Holds,
-                // On disk, what should be there and is not is missing.
-                Err(found)
-                    if !matches!(effect.expect, EffectKind::Absent(_))
-                        && sandbox
-                            .check_effect(&effect.path, &EffectKind::Absent(true))
-                            .is_ok() =>
-                {
-                    Seen::Missing(found)
-                }
-                Err(found) => Seen::Differs(found),
-            }
+            disk::see(session.sandbox(), &effect.path, &effect.expect)
         } else {
             read_back(session, &effect.path, &effect.expect, result)?
         });
@@ -823,9 +827,10 @@ fn verify_setup(
             continue;
         };
         let seen = if on_folder {
-            match session.sandbox().check_effect(&path, &expect) {
-                Ok(()) => Seen::Holds,
-                Err(found) => Seen::Differs(found),
+            // A setup file not there differs from what setup made, whatever the reason.
+            match disk::see(session.sandbox(), &path, &expect) {
+                Seen::Missing(found) => Seen::Differs(found),
+                seen => seen,
             }
         } else {
             read_back(session, &path, &expect, result)?

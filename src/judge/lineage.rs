@@ -430,9 +430,9 @@ fn first_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::judge::grade::Check;
+    use crate::spec::Level;
     use crate::spec::known;
-    use crate::suite::case::Level;
-    use crate::suite::grade::Check;
 
     fn text_finding(actual: &str, dialect: Option<&str>) -> Finding {
         Finding {

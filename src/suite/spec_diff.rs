@@ -7,8 +7,8 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use super::{PageChange, Revision, Rule, Spec};
-use crate::suite::load::Suite;
+use super::load::Suite;
+use crate::spec::{PageChange, Revision, Rule, Spec};
 
 /// How one rule id differs between two revisions.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

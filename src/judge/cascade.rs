@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::case::Level;
 use super::grade::{CaseResult, Cause, Check, Finding, Harm, Outcome};
 use crate::spec::RuleId;
+use crate::suite::case::Level;
 
 /// Commands that change the store: a fault in one changes what every later call sees.
 const CHANGES_STORE: [&str; 5] = ["create", "str_replace", "insert", "delete", "rename"];
@@ -226,8 +226,8 @@ pub fn root_causes(results: &[CaseResult]) -> Vec<RootCause> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::judge::grade::Finding;
     use crate::spec::known;
-    use crate::suite::grade::Finding;
     use serde_json::json;
 
     fn finding(check: Check, level: Level, rule: RuleId, step: Option<usize>) -> Finding {

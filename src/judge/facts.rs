@@ -10,13 +10,13 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::compare::{Answer, Divergence, Pair};
+use super::grade::Check;
 use super::model::{Model, ROOT, lines_of, normal};
+use super::witness::{self, size_holds};
 use crate::reference::Answer as ReferenceAnswer;
-use crate::replay::{Answer, Pair, Step};
+use crate::spec::Level;
 use crate::spec::{RuleId, Spec, known};
-use crate::suite::case::Level;
-use crate::suite::grade::Check;
-use crate::suite::witness::{self, size_holds};
 
 /// What kind of fact differs: the summary groups findings by it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -110,17 +110,20 @@ pub struct Stores<'a> {
     pub after: &'a Model,
 }
 
-/// Judges one step: `step` as the replay engine ran it, `reference` the reference's answer with
-/// its rule, `stores` the store before and after the step as the reference holds it.
+/// Judges one step: `backend` what the backend gave (`None`: not a memory call), `divergences`
+/// the step's differences from the reference as [`super::compare`] graded them, `reference` the
+/// reference's answer with its rule, `stores` the store before and after the step as the
+/// reference holds it.
 pub fn judge(
     input: &Value,
-    step: &Step,
+    backend: Option<&Answer>,
+    divergences: &[Divergence],
     reference: &ReferenceAnswer,
     stores: Stores<'_>,
     spec: &Spec,
 ) -> Judged {
     let model = stores.after;
-    let answer = match &step.backend {
+    let answer = match backend {
         None => return Judged::Same,
         Some(Answer::Broke(why) | Answer::NotRun(why)) => {
             return Judged::Found(Found {
@@ -134,9 +137,7 @@ pub fn judge(
         }
         Some(Answer::Result(result)) => result,
     };
-    let ours = step
-        .verdict
-        .divergences
+    let ours = divergences
         .iter()
         .filter(|d| d.pair == Pair::BackendReference && d.counts());
     let mut outcome = None;

@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::grade::{CaseResult, Outcome};
-use super::load::Suite;
+use crate::judge::grade::{CaseResult, Outcome};
 use crate::spec::Revision;
+use crate::suite::load::Suite;
 
 /// A baseline file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -176,7 +176,7 @@ impl Baseline {
     pub fn apply(&self, suite: &Suite, results: &mut [CaseResult]) -> Vec<String> {
         let mut problems = Vec::new();
         // The races of `check --clients N` are results too, though no case file holds them.
-        let races: Vec<String> = crate::fuzz::race::RACES
+        let races: Vec<String> = crate::check::race::RACES
             .iter()
             .map(|race| format!("race.{race}"))
             .collect();

@@ -4,15 +4,20 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+pub mod baseline;
+pub mod race;
+pub mod runner;
+
+use baseline::{Baseline, BaselineError};
+use runner::{RunError, RunOptions, Selection};
+
 use crate::backend::BackendSpec;
 use crate::builtin::Source;
+use crate::judge::cascade;
+use crate::judge::grade::{CaseResult, Outcome};
 use crate::report::Report;
 use crate::spec::{Revision, Spec, SpecError};
-use crate::suite::baseline::{Baseline, BaselineError};
-use crate::suite::cascade;
-use crate::suite::grade::{CaseResult, Outcome};
 use crate::suite::load::{self, LoadedCase, Suite, SuiteError};
-use crate::suite::runner::{self, RunError, RunOptions, Selection};
 
 /// Everything `check` needs.
 #[derive(Debug, Clone)]
@@ -28,7 +33,7 @@ pub struct CheckConfig {
     /// After a run on several workers, run the cases that failed or broke again, one at a
     /// time, and note those that do not fail alone (see [`RECHECK_FLOOR`]).
     pub recheck: bool,
-    /// With 2 or more, the races of [`crate::fuzz::race`] are run after the cases, with this
+    /// With 2 or more, the races of [`crate::check::race`] are run after the cases, with this
     /// many processes of the backend on one store, and reported as `race.*` results.
     pub clients: usize,
 }
@@ -115,7 +120,7 @@ fn rule_hint(similar: &[String], total: usize) -> String {
 fn validate(selection: &Selection, suite: &Suite, races: bool) -> Result<(), SelectionError> {
     // With `--clients N` the races are results too: their area, rules and ids select.
     let race_ids: Vec<String> = if races {
-        crate::fuzz::race::RACES
+        crate::check::race::RACES
             .iter()
             .map(|r| format!("race.{r}"))
             .collect()
@@ -138,7 +143,7 @@ fn validate(selection: &Selection, suite: &Suite, races: bool) -> Result<(), Sel
         .flat_map(|c| c.case.rules.iter().map(String::as_str))
         .collect();
     if races {
-        rules.extend(crate::fuzz::race::RULES.iter().map(|r| r.as_str()));
+        rules.extend(crate::check::race::RULES.iter().map(|r| r.as_str()));
     }
     if let Some(rule) = selection.rules.iter().find(|r| !rules.contains(r.as_str())) {
         let prefix = rule.split('.').next().unwrap_or_default();
@@ -205,7 +210,7 @@ pub fn check(
     validate(&config.selection, &loaded.suite, config.clients > 1)?;
     let selected = config.selection.apply(&loaded.suite);
     let races: Vec<&str> = if config.clients > 1 {
-        crate::fuzz::race::RACES
+        crate::check::race::RACES
             .into_iter()
             .filter(|race| config.selection.selects_race(race))
             .collect()
@@ -248,7 +253,7 @@ pub fn check(
             call: config.options.timeout,
             startup: config.options.startup,
         };
-        results.extend(crate::fuzz::race::check_results(
+        results.extend(crate::check::race::check_results(
             &races,
             &config.backend,
             config.clients,

@@ -9,9 +9,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::case::Level;
 use crate::protocol::ToolResult;
 use crate::spec::{RuleId, known};
+use crate::suite::case::Level;
 
 /// A case's outcome, ordered from best to worst.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

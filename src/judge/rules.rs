@@ -5,11 +5,11 @@
 
 use serde_json::Value;
 
-use super::tree::{EntryKind, Tree};
+use crate::exec::tree::{EntryKind, Tree};
 use crate::protocol::ToolResult;
 use crate::reference::Answer;
+use crate::spec::Level;
 use crate::spec::{RuleId, Spec, known};
-use crate::suite::case::Level;
 
 /// The rule cited when the output contains something from outside the root, or something
 /// outside the root changed.

@@ -1,17 +1,18 @@
 //! A step's answer judged: its flag, what it must not contain, its text against the expected
 //! one (naming a known dialect), and the lines a ranged view shows, as facts.
 
-use super::case::{Step, TextExpectation};
 use super::grade::{CaseResult, Check, Finding};
-use super::load::LoadedCase;
-use super::{matcher, witness};
+use super::witness;
 use crate::exec::{Fault, Sandbox};
 use crate::protocol::ToolResult;
+use crate::suite::case::{Step, TextExpectation};
+use crate::suite::load::LoadedCase;
+use crate::suite::matcher;
 
 /// Judges step `index`'s answer: the flag, what it must not contain, the lines of a ranged
 /// view and the text; each miss one finding in `result`. `Err` only for the harness's fault
 /// (a matcher that cannot be applied).
-pub(super) fn check_step(
+pub fn check_step(
     loaded: &LoadedCase,
     sandbox: &Sandbox,
     step: &Step,
@@ -88,7 +89,7 @@ pub(super) fn check_step(
 }
 
 /// The step's `must_not_contain`: what no answer may show, whatever outcome it took.
-pub(super) fn forbidden_content(
+pub fn forbidden_content(
     loaded: &LoadedCase,
     sandbox: &Sandbox,
     step: &Step,

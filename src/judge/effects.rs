@@ -8,15 +8,15 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::case::{Case, Effect, EffectKind, Fixture, FixtureKind, Level};
 use super::grade::{Check, Finding};
-use super::load::Graded;
 use super::witness::Seen;
+use crate::spec::Graded;
 use crate::spec::{RuleId, known};
+use crate::suite::case::{Case, Effect, EffectKind, Fixture, FixtureKind, Level};
 
 /// What the store held before the steps, as far as the case says: the paths its setup created
 /// (with their folders) and its fixtures; and the paths its steps renamed away.
-pub(super) struct Before {
+pub struct Before {
     existed: BTreeSet<String>,
     renamed: Vec<String>,
     /// The paths whose last write in the steps is a `create` that answered success, with its
@@ -26,7 +26,7 @@ pub(super) struct Before {
 
 impl Before {
     /// Notes what a step that answered `is_error` did to [`Before::created`].
-    pub(super) fn wrote(&mut self, input: &Value, is_error: bool) {
+    pub fn wrote(&mut self, input: &Value, is_error: bool) {
         let field = |name: &str| input.get(name).and_then(Value::as_str);
         match (field("command"), field("path"), field("file_text")) {
             (Some("view"), ..) => {}
@@ -44,7 +44,7 @@ impl Before {
         }
     }
 
-    pub(super) fn of(case: &Case) -> Before {
+    pub fn of(case: &Case) -> Before {
         let created = case
             .setup
             .iter()
@@ -80,7 +80,7 @@ impl Before {
     }
 
     /// The text a step's successful `create` wrote last to `path`, if that is its last write.
-    pub(super) fn created(&self, path: &str) -> Option<&String> {
+    pub fn created(&self, path: &str) -> Option<&String> {
         self.created.get(path)
     }
 
@@ -104,7 +104,7 @@ impl Before {
 /// bytes than a step's successful `create` last wrote there), a memory that existed before and is gone as `lost`, what could not be
 /// read as unverified (INFO), and in a store that is not a folder a folder kept only as a
 /// prefix of keys as that store's choice (INFO).
-pub(super) fn judge(
+pub fn judge(
     effects: &[(&Effect, &Graded)],
     witnessed: &[Seen],
     before: &Before,
@@ -180,7 +180,7 @@ fn below_holds(effects: &[(&Effect, &Graded)], seen: &[Seen], dir: &str) -> bool
 
 /// The finding of a fact the witness saw: none when it holds, the rule's level when it differs,
 /// INFO when the witness could not read it (say why; the effect is unverified, not failed).
-pub(super) fn seen_finding(
+pub fn seen_finding(
     check: Check,
     graded: &Graded,
     message: String,
@@ -230,7 +230,7 @@ const LARGE_WRITE: usize = 16_000;
 
 /// The INFO finding of a refusal that leaves the rest of a case not checked (a refused setup
 /// call, a refused large write): `what` says which, `actual` is the backend's answer.
-pub(super) fn not_checked(
+pub fn not_checked(
     check: Check,
     rule: &RuleId,
     step: Option<usize>,
@@ -253,7 +253,7 @@ pub(super) fn not_checked(
 }
 
 /// Whether a call writes a text of [`LARGE_WRITE`] bytes or more, which a backend may refuse.
-pub(super) fn large_write(input: &Value) -> bool {
+pub fn large_write(input: &Value) -> bool {
     ["file_text", "insert_text", "new_str"]
         .iter()
         .filter_map(|field| input.get(*field).and_then(Value::as_str))
@@ -261,7 +261,7 @@ pub(super) fn large_write(input: &Value) -> bool {
 }
 
 /// A call in a few words: its command, path and the size of what it writes.
-pub(super) fn described(input: &Value) -> String {
+pub fn described(input: &Value) -> String {
     let field = |name: &str| input.get(name).and_then(Value::as_str);
     let mut out = format!(
         "{} {}",
@@ -278,7 +278,7 @@ pub(super) fn described(input: &Value) -> String {
 }
 
 /// What a case's fixtures are, for the reason it is skipped: `a symbolic link and a FIFO`.
-pub(super) fn fixture_kinds(fixtures: &[Fixture]) -> String {
+pub fn fixture_kinds(fixtures: &[Fixture]) -> String {
     let mut kinds: Vec<&str> = Vec::new();
     for fixture in fixtures {
         let kind = match fixture.kind {
@@ -304,7 +304,7 @@ pub(super) fn fixture_kinds(fixtures: &[Fixture]) -> String {
 
 /// The decision that grades a case whose fixtures plant what no tool call can make (a hard
 /// link, whose other name may lie outside; a FIFO), with what was planted.
-pub(super) fn planted_from_outside(fixtures: &[Fixture]) -> Option<(RuleId, String)> {
+pub fn planted_from_outside(fixtures: &[Fixture]) -> Option<(RuleId, String)> {
     let rule = if fixtures
         .iter()
         .any(|f| matches!(f.kind, FixtureKind::Hardlink(_)))
@@ -325,7 +325,7 @@ pub(super) fn planted_from_outside(fixtures: &[Fixture]) -> Option<(RuleId, Stri
 /// backend read or wrote outside through an object planted from outside: no path check can see
 /// a hard link, so following one is how a backend fares among such objects, not an escape of
 /// its own making.
-pub(super) fn hostile_environment(findings: &mut [Finding], rule: &RuleId, what: &str) {
+pub fn hostile_environment(findings: &mut [Finding], rule: &RuleId, what: &str) {
     for finding in findings {
         if matches!(finding.check, Check::Outside | Check::Leak) {
             finding.level = Level::Info;

@@ -12,20 +12,16 @@ use std::sync::Barrier;
 
 use serde_json::{Value, json};
 
-use super::facts::{Found, Kind};
-use super::model::lines_of;
-use super::rng::Rng;
 use crate::exec::{Fault, Session};
+use crate::judge::facts::{Found, Kind};
+use crate::judge::model::lines_of;
+use crate::judge::witness;
 use crate::protocol::ToolResult;
+use crate::rng::Rng;
 use crate::spec::{Revision, RuleId, Spec, known};
-use crate::suite::witness;
 
-/// The rules the races check (no case of the suite does; `spec coverage` names the races).
-pub static RULES: [RuleId; 3] = [
-    known::CONCURRENCY_NO_LOST_UPDATE,
-    known::CONCURRENCY_ONE_CREATE,
-    known::CONCURRENCY_REAL_STATES,
-];
+/// The rules the races check.
+pub use crate::spec::known::RACE_RULES as RULES;
 
 /// The races, by name.
 pub const RACES: [&str; 4] = ["create-create", "edit-edit", "rename-view", "delete-create"];
@@ -446,8 +442,8 @@ pub fn check_results(
     spec: &Spec,
     timeouts: crate::backend::Timeouts,
     strict: bool,
-) -> Vec<crate::suite::grade::CaseResult> {
-    use crate::suite::grade::{CaseResult, Check, Finding, Outcome};
+) -> Vec<crate::judge::grade::CaseResult> {
+    use crate::judge::grade::{CaseResult, Check, Finding, Outcome};
     // One set of processes for every race and round: a Python backend's start-up (importing
     // its SDK) costs more than the races themselves. Each race works on paths of its own.
     let mut sessions = start_clients(backend, clients, timeouts);
@@ -506,7 +502,7 @@ pub fn check_results(
                         _ => "one client deletes a folder while another creates a file in it",
                     }
                 ),
-                level: crate::suite::case::Level::Should,
+                level: crate::spec::Level::Should,
                 hostile: false,
                 rules: RULES.iter().map(ToString::to_string).collect(),
                 outcome,

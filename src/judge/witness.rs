@@ -9,8 +9,8 @@
 
 use serde_json::{Value, json};
 
-use super::case::{EffectKind, SetupCall};
 use crate::protocol::ToolResult;
+use crate::suite::case::{EffectKind, SetupCall};
 
 /// What the tool can tell about an effect.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,0 +1,436 @@
+//! An answer judged against the reference's answer to the same call in the same state: the
+//! grading of `replay`, `record` and `fuzz`, in the vocabulary `check` uses (findings under the
+//! rules of the revision). Which rule a difference breaks comes from [`super::rules`]; which
+//! text differences are known dialects or open points from [`super::dialect`].
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::dialect;
+use super::grade::{Check, Finding};
+use super::rules;
+use crate::protocol::ToolResult;
+use crate::reference::Answer as ReferenceAnswer;
+use crate::spec::{Level, RuleId, Spec, known};
+
+/// What a backend said to one call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Answer {
+    /// A tool result.
+    Result(ToolResult),
+    /// The backend crashed, hung or spoke garbage; how.
+    Broke(String),
+    /// The call was not made; why.
+    NotRun(String),
+}
+
+impl Answer {
+    /// The result, if there is one.
+    pub fn result(&self) -> Option<&ToolResult> {
+        match self {
+            Answer::Result(result) => Some(result),
+            Answer::Broke(_) | Answer::NotRun(_) => None,
+        }
+    }
+}
+
+/// Two of the three results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pair {
+    /// The backend under test against the reference: is the backend conformant here?
+    BackendReference,
+    /// The recorded result against the reference: was the recording conformant?
+    RecordedReference,
+    /// The recorded result against the backend: does the replay reproduce the recording?
+    RecordedBackend,
+}
+
+impl Pair {
+    /// Every pair, in the order the TUI cycles through them.
+    pub const ALL: [Pair; 3] = [
+        Pair::BackendReference,
+        Pair::RecordedReference,
+        Pair::RecordedBackend,
+    ];
+
+    /// `backend ≠ reference`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Pair::BackendReference => "backend ≠ reference",
+            Pair::RecordedReference => "recorded ≠ reference",
+            Pair::RecordedBackend => "recorded ≠ backend",
+        }
+    }
+
+    /// The names of the two sides: (expected, actual) in a diff.
+    pub fn sides(self) -> (&'static str, &'static str) {
+        match self {
+            Pair::BackendReference => ("reference", "backend"),
+            Pair::RecordedReference => ("reference", "recorded"),
+            Pair::RecordedBackend => ("recorded", "backend"),
+        }
+    }
+}
+
+/// One way two results differ: a finding of the suite's kind (check, level, rule, message,
+/// dialect), with the two results it compares and the open decisions that explain it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Divergence {
+    /// Which two results.
+    pub pair: Pair,
+    /// What differs, at which level, against which rule, in the words `check` uses.
+    #[serde(flatten)]
+    pub finding: Finding,
+    /// The open decision(s) (INFO rules) that explain a text difference.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open: Option<String>,
+    /// The step (1-based) whose divergence on a command that changed the store this one follows
+    /// from: a consequence, not a cause of its own (`follows step N`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cascade_of: Option<usize>,
+    /// A security finding: a path outside `/memories` accepted, a change outside the root, a
+    /// host path or canary content in an answer. Shown first, whatever its level.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub security: bool,
+}
+
+impl Divergence {
+    /// A difference between `pair`'s results.
+    pub fn new(pair: Pair, check: Check, level: Level, rule: RuleId, message: String) -> Self {
+        Divergence {
+            pair,
+            finding: Finding {
+                check,
+                level,
+                rule,
+                step: None,
+                message,
+                expected: None,
+                actual: None,
+                dialect: None,
+                follows: None,
+                expected_shown: None,
+            },
+            open: None,
+            cascade_of: None,
+            security: false,
+        }
+    }
+
+    /// A finding about the backend under test alone (confinement): shown against the
+    /// reference's result; in the security lane when its rule is a confinement rule.
+    pub fn of_backend(finding: Finding) -> Self {
+        let security = rules::is_confinement(&finding.rule);
+        Divergence {
+            pair: Pair::BackendReference,
+            finding,
+            open: None,
+            cascade_of: None,
+            security,
+        }
+    }
+
+    /// The same, in the security lane.
+    pub fn secure(mut self) -> Self {
+        self.security = true;
+        self
+    }
+
+    /// Whether it counts: above INFO, or in the security lane.
+    pub fn counts(&self) -> bool {
+        self.security || self.finding.level != Level::Info
+    }
+}
+
+/// The three results of one step.
+#[derive(Debug, Clone, Copy)]
+pub struct Results<'a> {
+    /// The tool input.
+    pub input: &'a Value,
+    /// What the transcript recorded, if anything.
+    pub recorded: Option<&'a ToolResult>,
+    /// What the backend under test answered.
+    pub backend: &'a ToolResult,
+    /// What the reference answered, with the rule that answer follows.
+    pub reference: &'a ReferenceAnswer,
+}
+
+/// Compares the results' `is_error` flags and texts. In check mode only the recording against
+/// the backend counts, and any difference is a MUST-level change.
+pub fn compare(results: Results<'_>, spec: Option<&Spec>, check: bool) -> Vec<Divergence> {
+    compare_with(results, spec, check, &|_| false)
+}
+
+/// [`compare`], told by `literal` which memory paths (relative to the root) the backend's
+/// folder holds: a path that leaves `/memories` only once decoded (`%2e%2e`, `\`) and that
+/// the backend kept as a literal name there is no escape. The recording has no folder.
+pub fn compare_with(
+    results: Results<'_>,
+    spec: Option<&Spec>,
+    check: bool,
+    literal: &dyn Fn(&str) -> bool,
+) -> Vec<Divergence> {
+    let mut out = Vec::new();
+    if check {
+        if let Some(recorded) = results.recorded {
+            changes(recorded, results, &mut out);
+        }
+        return out;
+    }
+    against_reference(
+        Pair::BackendReference,
+        results.backend,
+        results,
+        spec,
+        literal,
+        &mut out,
+    );
+    if let Some(recorded) = results.recorded {
+        against_reference(
+            Pair::RecordedReference,
+            recorded,
+            results,
+            spec,
+            &|_| false,
+            &mut out,
+        );
+        // What the recording shows of its host: there is no sandbox to compare with, only
+        // the text (a path ending in a `memories` folder, a host file's content).
+        if let Some(found) = rules::host_leak(results.input, &recorded.text) {
+            out.push(leak(Pair::RecordedReference, &found, spec));
+        }
+        // Only news when all three differ: otherwise it repeats a comparison with the reference.
+        let reference = &results.reference.result;
+        if recorded != results.backend && results.backend != reference && recorded != reference {
+            out.push(Divergence::new(
+                Pair::RecordedBackend,
+                if recorded.is_error == results.backend.is_error {
+                    Check::Text
+                } else {
+                    Check::IsError
+                },
+                Level::Info,
+                results.reference.rule.clone(),
+                "the replay does not reproduce the recorded result".to_string(),
+            ));
+        }
+    }
+    out
+}
+
+/// Differences of the backend from the recording (check mode): the flag under its own rule, the
+/// text under the rule of the part of the format that changed.
+fn changes(recorded: &ToolResult, results: Results<'_>, out: &mut Vec<Divergence>) {
+    let backend = results.backend;
+    if recorded.is_error != backend.is_error {
+        out.push(Divergence::new(
+            Pair::RecordedBackend,
+            Check::IsError,
+            Level::Must,
+            rules::IS_ERROR,
+            format!(
+                "is_error changed: recorded {}, now {}",
+                recorded.is_error, backend.is_error
+            ),
+        ));
+    }
+    if recorded.text != backend.text {
+        // The part of the format that changed, read as the reference reads its own answers:
+        // the recording takes the reference's place.
+        let was = ReferenceAnswer {
+            result: recorded.clone(),
+            rule: results.reference.rule.clone(),
+        };
+        out.push(Divergence::new(
+            Pair::RecordedBackend,
+            Check::Text,
+            Level::Must,
+            rules::text_rule(&was, &backend.text),
+            "the text changed since the recording".to_string(),
+        ));
+    }
+}
+
+/// A size in the backend's listing that is not the byte count of the file the reference holds at
+/// that path, whatever its spelling (see [`crate::judge::witness::size_holds`]): the text's
+/// size format is open (`decide.size-format`), the number it stands for is not.
+pub fn listing_sizes(
+    input: &serde_json::Value,
+    answer: &ToolResult,
+    reference: &crate::exec::tree::Tree,
+    spec: Option<&Spec>,
+) -> Option<Divergence> {
+    if answer.is_error || input.get("command").and_then(serde_json::Value::as_str) != Some("view") {
+        return None;
+    }
+    let (size, path, bytes) = answer.text.split('\n').skip(1).find_map(|line| {
+        let (size, path) = line.split_once('\t')?;
+        // The name as listed: a trailing space may be part of it.
+        let relative = path.strip_prefix("/memories/")?.trim_end_matches('/');
+        let entry = reference.get(relative)?;
+        let bytes = usize::try_from(entry.size).ok()?;
+        (entry.kind == crate::exec::tree::EntryKind::File
+            && !crate::judge::witness::size_holds(size, bytes))
+        .then(|| (size.trim().to_string(), path.to_string(), bytes))
+    })?;
+    let rule = known::VIEW_DIR_SIZES;
+    Some(Divergence::new(
+        Pair::BackendReference,
+        Check::Text,
+        rules::level(spec, &rule, Level::Should),
+        rule,
+        format!(
+            "the listing gives {:?} the size {:?}, but the reference's file there holds {bytes} bytes",
+            bounded(&path),
+            bounded(&size)
+        ),
+    ))
+}
+
+/// The first 200 characters of a text the backend sent, for a message.
+fn bounded(text: &str) -> &str {
+    text.char_indices()
+        .nth(200)
+        .map_or(text, |(cut, _)| &text[..cut])
+}
+
+/// A host path or a host file's content in `pair`'s answer: the security lane, under
+/// `errors.no-host-paths` (a path) or `confinement.all-operations` (content), each at its
+/// spec level.
+pub fn leak(pair: Pair, found: &str, spec: Option<&Spec>) -> Divergence {
+    let (_, side) = pair.sides();
+    let (check, rule) = if found.starts_with("host path") {
+        (Check::HostPath, known::NO_HOST_PATHS)
+    } else {
+        (Check::Leak, rules::CONFINEMENT)
+    };
+    let level = rules::level(spec, &rule, Level::Must);
+    Divergence::new(
+        pair,
+        check,
+        level,
+        rule,
+        format!("the {side} answer shows what only the host has: {found}"),
+    )
+    .secure()
+}
+
+fn against_reference(
+    pair: Pair,
+    other: &ToolResult,
+    results: Results<'_>,
+    spec: Option<&Spec>,
+    literal: &dyn Fn(&str) -> bool,
+    out: &mut Vec<Divergence>,
+) {
+    let answer = results.reference;
+    let reference = &answer.result;
+    let (_, side) = pair.sides();
+    if other.is_error != reference.is_error {
+        let rule = rules::is_error_rule(results.input, answer, other);
+        let accepted = !other.is_error && rule != rules::IS_ERROR;
+        if accepted
+            && let Some((rule, path)) = rules::accepted_outside(results.input, spec, literal)
+        {
+            // The answer's text only restates the acceptance: one finding.
+            out.push(
+                Divergence::new(
+                    pair,
+                    Check::IsError,
+                    rules::level(spec, &rule, Level::Must),
+                    rule,
+                    format!(
+                        "the {} accepted {path:?}, a path outside /memories; the reference refuses it",
+                        if side == "recorded" { "recording" } else { side }
+                    ),
+                )
+                .secure(),
+            );
+            return;
+        }
+        if accepted && answer.rule == known::PATH_GRAMMAR {
+            // Refused by the reference's grammar, yet it stays inside: a decision, not a rule.
+            out.push(Divergence::new(
+                pair,
+                Check::IsError,
+                Level::Info,
+                answer.rule.clone(),
+                format!(
+                    "the {} accepted a path the reference's grammar refuses; it stays inside /memories",
+                    if side == "recorded" { "recording" } else { side }
+                ),
+            ));
+            return;
+        }
+        if accepted && let Some(precondition) = rules::precondition_rule(answer) {
+            // The precondition that decided the refusal first; the command's own rule after
+            // it only when the precondition's rule is not already MUST (a wording rule).
+            let level = rules::level(spec, &precondition, Level::Must);
+            out.push(Divergence::new(
+                pair,
+                Check::IsError,
+                level,
+                precondition,
+                format!(
+                    "the {side} succeeded where the reference refuses: {}",
+                    reference.text.lines().next().unwrap_or_default()
+                ),
+            ));
+            if level == Level::Must {
+                return;
+            }
+        }
+        out.push(Divergence::new(
+            pair,
+            Check::IsError,
+            rules::level(spec, &rule, Level::Must),
+            rule,
+            format!(
+                "is_error is {} in the {side} result, {} in the reference's",
+                other.is_error, reference.is_error
+            ),
+        ));
+    }
+    if other.text == reference.text {
+        return;
+    }
+    match dialect::explain(&reference.text, &other.text) {
+        Some(explanation) => {
+            let names = explanation.names.join(", ");
+            let mut divergence = Divergence::new(
+                pair,
+                Check::Text,
+                Level::Info,
+                rules::known_id(spec, explanation.rule).unwrap_or_else(|| answer.rule.clone()),
+                if explanation.dialect {
+                    format!("the {side} text is a known dialect: {names}")
+                } else {
+                    format!("the {side} text differs only where the spec leaves it open: {names}")
+                },
+            );
+            if explanation.dialect {
+                divergence.finding.dialect = Some(names);
+            } else {
+                divergence.open = Some(names);
+            }
+            out.push(divergence);
+        }
+        None => {
+            let rule = rules::text_rule(answer, &other.text);
+            let level = rules::level(spec, &rule, Level::Should);
+            out.push(Divergence::new(
+                pair,
+                Check::Text,
+                level,
+                rule,
+                if level == Level::Info {
+                    format!("the {side} text differs where the spec leaves the wording open")
+                } else {
+                    format!("the {side} text differs from the reference's")
+                },
+            ));
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! The judge: one layer that grades every answer, whichever command made the call.
+//!
+//! - [`grade`]: the finding type, checks, outcomes and harm;
+//! - [`witness`]: what the store holds, read through the tool (or "unverified", with why);
+//! - [`effects`], [`answers`]: a case's effects and answers graded by the rules of its revision;
+//! - [`cascade`]: which finding follows from which, and the root causes ranked by harm;
+//! - [`lineage`]: the known lineages (SDK dialects) an answer shows.
+//!
+//! `check`, `matrix`, `replay`, `record` and `fuzz` all grade through here.
+
+pub mod answers;
+pub mod cascade;
+pub mod compare;
+pub mod confinement;
+pub mod dialect;
+pub mod disk;
+pub mod effects;
+pub mod facts;
+pub mod grade;
+pub mod lineage;
+pub mod model;
+pub mod rules;
+pub mod witness;
