@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 use crate::exec::{Fault, Session};
 use crate::judge::facts::{Found, Kind};
+use crate::judge::grade::Harm;
 use crate::judge::model::lines_of;
 use crate::judge::witness;
 use crate::protocol::ToolResult;
@@ -148,6 +149,12 @@ fn found(spec: &Spec, rule: RuleId, message: String, actual: Option<String>) -> 
     Found {
         kind: Kind::Race,
         level: spec.level(&rule),
+        // A lost update costs a memory; the other races show states that never existed.
+        harm: if rule == known::CONCURRENCY_NO_LOST_UPDATE {
+            Harm::Loss
+        } else {
+            Harm::Content
+        },
         rule,
         message,
         expected: None,

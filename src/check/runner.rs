@@ -96,7 +96,14 @@ pub struct RunOptions {
     pub startup: Duration,
     /// SHOULD misses fail.
     pub strict: bool,
+    /// The most time one case may take: past it, its remaining calls are not made and the case
+    /// says so (INFO, with the time), so that no case takes minutes on a slow backend.
+    pub case_budget: Duration,
 }
+
+/// `--case-budget` when not given: the slowest case of the suite (1,500 setup files) takes a few
+/// seconds on the reference and under a minute on the slowest recipe.
+pub const DEFAULT_CASE_BUDGET: Duration = Duration::from_secs(120);
 
 impl Default for RunOptions {
     fn default() -> Self {
@@ -106,6 +113,7 @@ impl Default for RunOptions {
             timeout: Duration::from_secs(10),
             startup: crate::backend::DEFAULT_STARTUP,
             strict: false,
+            case_budget: DEFAULT_CASE_BUDGET,
         }
     }
 }
@@ -635,7 +643,18 @@ fn execute(
         }
     }
     session.watch_outside();
-    let ran = run_calls(loaded, &mut session, backend_spec.runs_on_folder(), result);
+    let budget = Budget {
+        limit: options.case_budget,
+        started: Instant::now(),
+        calls: loaded.case.setup.len() + loaded.case.steps.len(),
+    };
+    let ran = run_calls(
+        loaded,
+        &mut session,
+        backend_spec.runs_on_folder(),
+        &budget,
+        result,
+    );
     if let Err(fault) = ran {
         // A broken backend is never reused.
         if let Fault::Backend(broke) = &fault {
@@ -678,13 +697,49 @@ fn execute(
     Ok(())
 }
 
+/// A case's time budget: past it, no further call of the case is made.
+struct Budget {
+    limit: Duration,
+    started: Instant,
+    /// The case's setup calls and steps.
+    calls: usize,
+}
+
+impl Budget {
+    /// Past the budget before call `made` (0-based over setup and steps): the INFO finding that
+    /// says so, with the time.
+    fn spent(&self, made: usize) -> Option<Finding> {
+        let elapsed = self.started.elapsed();
+        (elapsed > self.limit).then(|| {
+            effects::not_checked(
+                Check::Setup,
+                &known::TERMINATES,
+                None,
+                format!(
+                    "the case ran over its time budget of {} s: {made} of its {} calls took {:.1} s, and the rest was not run (--case-budget)",
+                    self.limit.as_secs(),
+                    self.calls,
+                    elapsed.as_secs_f64()
+                ),
+                "the case's calls within the budget",
+                format!("{made} calls in {:.1} s", elapsed.as_secs_f64()),
+            )
+        })
+    }
+}
+
 fn run_calls(
     loaded: &LoadedCase,
     session: &mut Session,
     on_folder: bool,
+    budget: &Budget,
     result: &mut CaseResult,
 ) -> Result<(), Fault> {
     for (i, (call_input, rule)) in loaded.case.setup.iter().zip(&loaded.setup).enumerate() {
+        if let Some(spent) = budget.spent(i) {
+            result.findings.push(spent);
+            return Ok(());
+        }
         let input = expand_input(call_input.input(), session.sandbox());
         let answer = call(session, Phase::Setup, &input, result)?;
         let leaks = confinement::findings(
@@ -718,6 +773,10 @@ fn run_calls(
         loaded.case.effects.iter().zip(&loaded.effects).collect();
     let mut before = Before::of(&loaded.case);
     for (i, step) in loaded.case.steps.iter().enumerate() {
+        if let Some(spent) = budget.spent(loaded.case.setup.len() + i) {
+            result.findings.push(spent);
+            return Ok(());
+        }
         let input = expand_input(&step.input, session.sandbox());
         let answer = call(session, Phase::Step, &input, result)?;
         let leaks = confinement::findings(

@@ -14,7 +14,7 @@ use super::{
 };
 use memspec::backend::BackendSpec;
 use memspec::backend::embedded::{self, AdapterDir, AdapterError, Language};
-use memspec::check::runner::{RunError, RunOptions, Selection};
+use memspec::check::runner::{self, RunError, RunOptions, Selection};
 use memspec::check::{self, CheckConfig, CheckError};
 use memspec::report::{self, Verdict, human};
 use memspec::suite::case::Level;
@@ -206,6 +206,9 @@ const DEFAULT_TIMEOUT: f64 = 10.0;
 /// `--startup-timeout` when not given, in seconds.
 const DEFAULT_STARTUP_TIMEOUT: f64 = 30.0;
 
+/// `--case-budget` when not given, in seconds.
+const DEFAULT_CASE_BUDGET: f64 = runner::DEFAULT_CASE_BUDGET.as_secs_f64();
+
 #[derive(Debug, clap::Args)]
 pub(crate) struct CheckArgs {
     /// Backend command speaking protocol v1; `{memories}` and `{base}` become the sandbox paths.
@@ -252,6 +255,10 @@ pub(crate) struct CheckArgs {
     /// Seconds added to the first call of each backend process, for it to start.
     #[arg(long, default_value_t = DEFAULT_STARTUP_TIMEOUT)]
     pub(crate) startup_timeout: f64,
+    /// The most seconds one case may take: past them its remaining calls are not made, and the
+    /// case says so (INFO, with the time).
+    #[arg(long, default_value_t = DEFAULT_CASE_BUDGET, value_parser = super::positive_seconds)]
+    pub(crate) case_budget: f64,
     /// SHOULD misses (the spec's exact strings) fail instead of warning.
     #[arg(long)]
     pub(crate) strict: bool,
@@ -364,6 +371,9 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
             timeout,
             startup,
             strict: args.strict,
+            // Checked positive by the argument's parser.
+            case_budget: Duration::try_from_secs_f64(args.case_budget)
+                .unwrap_or(runner::DEFAULT_CASE_BUDGET),
         },
         baseline: args.baseline.clone(),
         recheck: !args.no_recheck,
@@ -573,6 +583,7 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
                 timeout,
                 startup: RunOptions::default().startup,
                 strict: false,
+                case_budget: runner::DEFAULT_CASE_BUDGET,
             },
             baseline: None,
             // The matrix shows results only: a recheck's note would have nowhere to go.
@@ -654,6 +665,7 @@ pub(crate) fn repro_args(args: &CheckArgs) -> Vec<String> {
             args.startup_timeout,
             DEFAULT_STARTUP_TIMEOUT,
         ),
+        ("--case-budget", args.case_budget, DEFAULT_CASE_BUDGET),
     ] {
         if value != default {
             repro.extend([flag.to_string(), value.to_string()]);

@@ -397,14 +397,7 @@ fn race_once(run: &Run<'_>, index: usize) -> Result<(), FuzzError> {
             run.counted(1);
             run.lock().sequences += 1;
             run.record(Divergence {
-                found: Found {
-                    kind: Kind::Broke,
-                    rule: crate::spec::known::TERMINATES,
-                    level: crate::spec::Level::Must,
-                    message: fault.to_string(),
-                    expected: None,
-                    actual: None,
-                },
+                found: Found::broke(fault.to_string()),
                 sequence: index,
                 found_after: 0,
                 steps: vec![format!("race {race}")],

@@ -266,6 +266,7 @@ mod tests {
                 kind: Kind::Listing,
                 rule: crate::spec::known::VIEW_DIR_CONTENTS,
                 level: Level::Must,
+                harm: crate::judge::grade::Harm::Content,
                 message: String::new(),
                 expected: None,
                 actual: None,

@@ -110,8 +110,11 @@ pub fn run(
     };
     let mut session = match reused {
         Some(session) => session,
-        None => scratch::clean_session(backend, None, replay::timeouts(&options))
-            .map_err(|e| FuzzError::Harness(e.to_string()))?,
+        None => {
+            scratch::clean_session(backend, None, replay::timeouts(&options))
+                .map_err(|e| FuzzError::Harness(e.to_string()))?
+                .0
+        }
     };
     let replayed = replay::replay_in(
         transcript(actions, "fuzz"),

@@ -396,6 +396,12 @@ fn against_reference(
     if other.text == reference.text {
         return;
     }
+    if let Some(lines) = ranged_lines(results.input, answer, other, spec) {
+        out.push(Divergence {
+            pair,
+            ..Divergence::of_backend(lines)
+        });
+    }
     match dialect::explain(&reference.text, &other.text) {
         Some(explanation) => {
             let names = explanation.names.join(", ");
@@ -433,4 +439,97 @@ fn against_reference(
             ));
         }
     }
+}
+
+/// The lines a successful ranged `view` shows, against the reference's: a fact (MUST, see
+/// [`known::view_range_rule`]) whatever the view's wording or numbering, read by
+/// [`super::witness::ranged_view_differs`] as `check` reads them. `None` when they agree, when
+/// either side refused, when the reference did not show a file, or when the revision has no such
+/// rule (`[start, -1]` under beta).
+pub fn ranged_lines(
+    input: &Value,
+    reference: &ReferenceAnswer,
+    other: &ToolResult,
+    spec: Option<&Spec>,
+) -> Option<Finding> {
+    let range = input.get("view_range")?.as_array()?;
+    if input.get("command").and_then(Value::as_str) != Some("view")
+        || other.is_error
+        || reference.result.is_error
+        || reference.rule != known::VIEW_FILE_HEADER
+    {
+        return None;
+    }
+    let end = range.get(1).and_then(Value::as_i64);
+    let rule = known::view_range_rule(end);
+    let rule = match spec {
+        Some(spec) => spec.id(rule.as_str())?,
+        None => rule,
+    };
+    let message = super::witness::ranged_view_differs(&reference.result.text, &other.text, end)?;
+    Some(Finding {
+        check: Check::Lines,
+        level: rules::level(spec, &rule, Level::Must),
+        rule,
+        step: None,
+        message,
+        expected: Some(reference.result.text.clone()),
+        actual: Some(other.text.clone()),
+        dialect: None,
+        expected_shown: None,
+        follows: None,
+    })
+}
+
+/// A `view` that finds absent, through the tool, a file the reference's store holds: the store
+/// lost it (a fact of the witness, [`super::witness::says_absent`]), graded under the rule of the
+/// last call that changed the store (`last_change`), as `check` grades a missing effect under
+/// the rule of its case ([`Check::Lost`], [`super::grade::Harm::Loss`]). Only for a store that is
+/// not a folder (a folder's tree shows the loss at the call that made it), only for files (a
+/// folder with no file left may rightly vanish from a store of keys, GA A13), and only when the
+/// backend's text says the file is absent (another refusal says nothing of the store).
+pub fn lost_on_read(
+    input: &Value,
+    reference: &ReferenceAnswer,
+    other: &ToolResult,
+    last_change: Option<&Value>,
+    spec: Option<&Spec>,
+) -> Option<Finding> {
+    if input.get("command").and_then(Value::as_str) != Some("view")
+        || reference.result.is_error
+        || reference.rule != known::VIEW_FILE_HEADER
+        || !super::witness::says_absent(&other.text)
+    {
+        return None;
+    }
+    let path = input.get("path").and_then(Value::as_str)?;
+    let (rule, by) = match last_change {
+        Some(change) => {
+            let command = change.get("command").and_then(Value::as_str).unwrap_or("");
+            let rule = match command {
+                "create" => known::CREATE_WRITES_FILE_TEXT,
+                "str_replace" => known::STR_REPLACE_REPLACES,
+                "insert" => known::INSERT_INSERTS,
+                "delete" => known::DELETE_REMOVES,
+                "rename" => known::RENAME_MOVES,
+                _ => known::VIEW_FILE_CONTENT,
+            };
+            (rule, format!(" after the `{command}` before it"))
+        }
+        None => (known::VIEW_FILE_CONTENT, String::new()),
+    };
+    Some(Finding {
+        check: Check::Lost,
+        level: rules::level(spec, &rule, Level::Must),
+        rule,
+        step: None,
+        message: format!(
+            "{path} is gone from the store{by}: the backend says it does not exist, the reference holds it"
+        ),
+        expected: Some(reference.result.text.clone()),
+        actual: Some(other.text.clone()),
+        dialect: None,
+        expected_shown: None,
+        follows: None,
+    })
 }

@@ -11,8 +11,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::compare::{Answer, Divergence, Pair};
-use super::grade::Check;
-use super::model::{Model, ROOT, lines_of, normal};
+use super::grade::{Check, Harm, worst};
+use super::model::{Model, ROOT, normal};
 use super::witness::{self, size_holds};
 use crate::reference::Answer as ReferenceAnswer;
 use crate::spec::Level;
@@ -80,6 +80,8 @@ pub struct Found {
     pub rule: RuleId,
     /// That rule's level under the revision.
     pub level: Level,
+    /// What the fault costs (as [`super::grade::Finding::harm`] says of the same fault).
+    pub harm: Harm,
     /// One line.
     pub message: String,
     /// What the reference's state says, when it is text.
@@ -88,6 +90,22 @@ pub struct Found {
     /// What the backend said.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub actual: Option<String>,
+}
+
+impl Found {
+    /// The backend crashed, hung or spoke garbage (`errors.terminates`): how.
+    pub fn broke(message: String) -> Found {
+        Found {
+            kind: Kind::Broke,
+            rule: known::TERMINATES,
+            level: Level::Must,
+            // A crash is graded by its outcome (an error), not by what it cost.
+            harm: Harm::Content,
+            message,
+            expected: None,
+            actual: None,
+        }
+    }
 }
 
 /// The verdict on one step.
@@ -126,56 +144,54 @@ pub fn judge(
     let answer = match backend {
         None => return Judged::Same,
         Some(Answer::Broke(why) | Answer::NotRun(why)) => {
-            return Judged::Found(Found {
-                kind: Kind::Broke,
-                rule: known::TERMINATES,
-                level: Level::Must,
-                message: why.clone(),
-                expected: None,
-                actual: None,
-            });
+            return Judged::Found(Found::broke(why.clone()));
         }
         Some(Answer::Result(result)) => result,
     };
-    let ours = divergences
+    let ours: Vec<&Divergence> = divergences
         .iter()
-        .filter(|d| d.pair == Pair::BackendReference && d.counts());
-    let mut outcome = None;
-    let mut folder = None;
-    for divergence in ours {
-        let finding = &divergence.finding;
-        let found = |kind| {
-            Judged::Found(Found {
-                kind,
-                rule: finding.rule.clone(),
-                level: finding.level,
-                message: finding.message.clone(),
-                expected: Some(reference.result.text.clone()),
-                actual: Some(answer.text.clone()),
-            })
-        };
-        if divergence.security {
-            return found(Kind::Security);
-        }
-        match finding.check {
-            Check::Effect | Check::Lost | Check::Outside | Check::Sandbox => {
-                folder.get_or_insert_with(|| found(Kind::Folder));
-            }
-            // The weightiest rule the flag breaks (a precondition's wording rule can come
-            // first, at SHOULD, with the command's MUST rule after it).
-            Check::IsError
-                if outcome
-                    .as_ref()
-                    .is_none_or(|(level, _)| finding.level > *level) =>
-            {
-                outcome = Some((finding.level, found(Kind::Outcome)));
-            }
-            _ => {}
-        }
+        .filter(|d| d.pair == Pair::BackendReference && d.counts())
+        .collect();
+    let found = |finding: &super::grade::Finding, kind| {
+        Judged::Found(Found {
+            kind,
+            rule: finding.rule.clone(),
+            level: finding.level,
+            harm: finding.harm(),
+            message: finding.message.clone(),
+            expected: Some(reference.result.text.clone()),
+            actual: Some(answer.text.clone()),
+        })
+    };
+    // The security lane first, its worst finding (content shown from outside before the
+    // accepted path that let it out).
+    if let Some(finding) = worst(ours.iter().filter(|d| d.security).map(|d| &d.finding)) {
+        return found(finding, Kind::Security);
     }
+    // A fault that costs more than a flag (wrong lines, a wrong or lost file, anything outside)
+    // stands on its own, whatever the flag did: the same ranking as `check`'s root causes.
+    if let Some(worst) = worst(ours.iter().map(|d| &d.finding)).filter(|f| f.harm() > Harm::Flag) {
+        let kind = match worst.check {
+            Check::Lines => Kind::Content,
+            Check::Leak | Check::HostPath | Check::MustNotContain => Kind::Security,
+            _ => Kind::Folder,
+        };
+        return found(worst, kind);
+    }
+    // The weightiest rule the flag breaks (a precondition's wording rule can come first, at
+    // SHOULD, with the command's MUST rule after it).
+    let outcome = ours
+        .iter()
+        .map(|d| &d.finding)
+        .filter(|f| f.check == Check::IsError)
+        .fold(None, |best: Option<&super::grade::Finding>, f| match best {
+            Some(b) if b.level >= f.level => Some(b),
+            _ => Some(f),
+        })
+        .map(|f| found(f, Kind::Outcome));
     if answer.is_error != reference.result.is_error {
         // The replay grades it at INFO when a decision makes either answer right.
-        let Some((_, outcome)) = outcome else {
+        let Some(outcome) = outcome else {
             return Judged::Open(format!(
                 "the backend's {} is allowed here ({})",
                 if answer.is_error {
@@ -205,17 +221,15 @@ pub fn judge(
         }
         return outcome;
     }
-    if let Some(folder) = folder {
-        return folder;
-    }
     if answer.is_error || input.get("command").and_then(Value::as_str) != Some("view") {
         return Judged::Same;
     }
     let path = normal(input.get("path").and_then(Value::as_str).unwrap_or(ROOT));
     if reference.rule == known::VIEW_FILE_HEADER {
         let content = model.files.get(&path).map_or("", String::as_str);
-        return match input.get("view_range").and_then(Value::as_array) {
-            Some(range) => window(range, content, &answer.text, spec),
+        // A ranged view's lines are graded with the answer (`compare::ranged_lines`), above.
+        return match input.get("view_range") {
+            Some(_) => Judged::Same,
             None => whole(&path, content, &answer.text),
         };
     }
@@ -272,55 +286,13 @@ fn whole(path: &str, content: &str, text: &str) -> Judged {
                 kind: Kind::Content,
                 rule: known::VIEW_FILE_CONTENT,
                 level: Level::Must,
+                harm: Harm::Content,
                 message: format!("the file read back is not what was written: {how}"),
                 expected: Some(content.to_string()),
                 actual: Some(text.to_string()),
             })
         }
     }
-}
-
-/// A `view_range` window: the numbered lines `start..=end` of the file.
-fn window(range: &[Value], content: &str, text: &str, spec: &Spec) -> Judged {
-    let (Some(start), Some(end)) = (
-        range.first().and_then(Value::as_u64),
-        range.get(1).and_then(Value::as_u64),
-    ) else {
-        return Judged::Same;
-    };
-    let lines = lines_of(content);
-    let (start, end) = (start as usize, end as usize);
-    let want: Vec<(usize, &str)> = (start..=end.min(lines.len()))
-        .filter_map(|n| lines.get(n.wrapping_sub(1)).map(|l| (n, *l)))
-        .collect();
-    let got: Vec<(usize, &str)> = text.split('\n').filter_map(numbered).collect();
-    if got == want {
-        return Judged::Same;
-    }
-    let rule = known::VIEW_VIEW_RANGE;
-    Judged::Found(Found {
-        kind: Kind::Content,
-        level: spec.level(&rule),
-        rule,
-        message: format!(
-            "lines {start} to {end} read back are not the file's: {} numbered line(s) where it has {}",
-            got.len(),
-            want.len()
-        ),
-        expected: Some(
-            want.iter()
-                .map(|(n, l)| format!("{n:>6}\t{l}"))
-                .collect::<Vec<_>>()
-                .join("\n"),
-        ),
-        actual: Some(text.to_string()),
-    })
-}
-
-/// `"    12\tcontent"` as (12, "content").
-fn numbered(line: &str) -> Option<(usize, &str)> {
-    let (number, content) = line.split_once('\t')?;
-    Some((number.trim().parse().ok()?, content))
 }
 
 /// A listing: the set of paths it names against the model's, then each file's size.
@@ -389,6 +361,7 @@ fn listing(folder: &str, model: &Model, text: &str, spec: &Spec) -> Judged {
         return Judged::Found(Found {
             kind: Kind::Listing,
             level: spec.level(&rule),
+            harm: Harm::Content,
             rule,
             message: format!("the listing of {folder} has {}", parts.join("; ")),
             expected: Some(want.iter().cloned().collect::<Vec<_>>().join("\n")),
@@ -401,6 +374,7 @@ fn listing(folder: &str, model: &Model, text: &str, spec: &Spec) -> Judged {
             return Judged::Found(Found {
                 kind: Kind::Size,
                 level: spec.level(&rule),
+                harm: Harm::Content,
                 rule,
                 message: format!(
                     "the listing gives {path:?} the size {size:?}, but it holds {bytes} bytes"

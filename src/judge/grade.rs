@@ -126,6 +126,16 @@ const LOSS_RULES: [RuleId; 5] = [
     known::CONCURRENCY_NO_LOST_UPDATE,
 ];
 
+/// The worst of `findings` by [`Finding::weight`]; the first of equals.
+pub fn worst<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> Option<&'a Finding> {
+    findings
+        .into_iter()
+        .fold(None, |worst: Option<&Finding>, f| match worst {
+            Some(w) if w.weight() >= f.weight() => Some(w),
+            _ => Some(f),
+        })
+}
+
 /// One check that did not hold.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
@@ -194,6 +204,11 @@ impl Finding {
             Check::IsError => Harm::Flag,
             Check::Text => Harm::Wording,
         }
+    }
+
+    /// How it ranks among findings: by harm, then by level.
+    pub fn weight(&self) -> (Harm, Level) {
+        (self.harm(), self.level)
     }
 
     /// The expected text to diff against `actual`.

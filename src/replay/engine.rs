@@ -14,9 +14,9 @@ use super::{
 use crate::backend::{BackendSpec, DEFAULT_STARTUP, Timeouts};
 use crate::exec::tree::{Difference, Scanner, Tree};
 use crate::exec::{Fault, Sandbox, Session, fs};
-use crate::judge::confinement;
 use crate::judge::grade::Check;
 use crate::judge::rules;
+use crate::judge::{compare, confinement};
 use crate::reference::Reference;
 use crate::spec::Level;
 use crate::spec::{Always, Graded};
@@ -33,10 +33,14 @@ pub fn replay(
     // The backend under test, started clean, and again after it breaks (on the same folder,
     // so a filesystem backend keeps its state), until it has broken too often in a row.
     let seed = scratch::Named::load(options.seed.as_deref())?;
-    let mut backend = scratch::clean_session(&options.backend, seed.as_ref(), timeouts(options))?;
+    let (mut backend, notes) =
+        scratch::clean_session(&options.backend, seed.as_ref(), timeouts(options))?;
     let replayed = replay_in(transcript, options, spec, progress, &mut backend);
     backend.discard();
-    replayed
+    replayed.map(|replayed| Replay {
+        planted: notes,
+        ..replayed
+    })
 }
 
 /// The timeouts a replay's backend gets.
@@ -75,6 +79,9 @@ pub fn replay_in(
     let mut answered = false;
     let mut first_fault: Option<String> = None;
     let unanswered = transcript.format.records_answers();
+    // The last call the backend acknowledged that changed its store: what a file found gone
+    // afterwards is blamed on.
+    let mut last_change: Option<Value> = None;
     for (index, call) in transcript.calls.iter().enumerate() {
         progress(index, total);
         if !call.is_memory() {
@@ -188,6 +195,22 @@ pub fn replay_in(
                 let literal: &dyn Fn(&str) -> bool = if on_folder { &literal } else { &|_| true };
                 let mut divergences = verdict::compare_with(results, spec, options.check, literal);
                 if !options.check
+                    && !on_folder
+                    && let Some(lost) = compare::lost_on_read(
+                        &call.input,
+                        &reference_answer,
+                        result,
+                        last_change.as_ref(),
+                        spec,
+                    )
+                {
+                    // The flag that came with it only restates the loss.
+                    divergences.retain(|d| {
+                        d.pair != Pair::BackendReference || d.finding.check != Check::IsError
+                    });
+                    divergences.push(Divergence::of_backend(lost));
+                }
+                if !options.check
                     && let Some(sizes) =
                         verdict::listing_sizes(&call.input, result, &trees.reference, spec)
                 {
@@ -263,6 +286,18 @@ pub fn replay_in(
                 &verdict.divergences,
             );
         }
+        if let Some(result) = answer.result()
+            && !result.is_error
+            && CHANGES_STORE.contains(
+                &call
+                    .input
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .unwrap_or(""),
+            )
+        {
+            last_change = Some(call.input.clone());
+        }
         if call.recorded.is_none() && unanswered && verdict.reason.is_none() {
             verdict.reason = Some(NO_RECORDED_ANSWER.to_string());
         }
@@ -284,6 +319,7 @@ pub fn replay_in(
         check: options.check,
         revision: options.revision,
         seed: options.seed.clone(),
+        planted: Vec::new(),
         steps,
         elapsed: started.elapsed(),
     })
@@ -493,13 +529,29 @@ fn tree_divergence(
         })
         .collect();
     let more = paths.len().saturating_sub(shown.len());
+    // The backend took the other option of a decision the reference refused under (a name the
+    // reference's grammar refuses, say): what it made besides is that option's, not a fault.
+    // Anything lost or changed is still one.
+    let other_option = reference.result.is_error
+        && rules::level(spec, &reference.rule, Level::Must) == Level::Info
+        && paths
+            .iter()
+            .all(|(_, how)| matches!(how, Difference::OnlyFirst));
+    let (level, rule) = if other_option {
+        (Level::Info, reference.rule.clone())
+    } else {
+        (
+            rule.as_ref()
+                .map_or(Level::Must, |r| rules::level(spec, r, Level::Must)),
+            // A command without a rule of its own for the folder: the rule its answer follows.
+            rule.unwrap_or_else(|| reference.rule.clone()),
+        )
+    };
     Divergence::new(
         Pair::BackendReference,
         Check::Effect,
-        rule.as_ref()
-            .map_or(Level::Must, |r| rules::level(spec, r, Level::Must)),
-        // A command without a rule of its own for the folder: the rule its answer follows.
-        rule.unwrap_or_else(|| reference.rule.clone()),
+        level,
+        rule,
         format!(
             "after this step the memory folders differ: {}{}",
             shown.join(", "),

@@ -104,6 +104,10 @@ pub struct Replay {
     /// The seed folder both memory folders started from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seed: Option<PathBuf>,
+    /// On a backend that keeps its memories elsewhere: how the seed was planted through the
+    /// tool, and what could not be (see [`scratch::clean_session`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub planted: Vec<String>,
     /// One step per transcript call.
     pub steps: Vec<Step>,
     /// Wall-clock time of the replay.

@@ -47,7 +47,8 @@ pub fn record(
         startup: DEFAULT_STARTUP,
     };
     let seed = scratch::Named::load(seed)?;
-    let mut running = scratch::clean_session(backend, seed.as_ref(), timeouts)?;
+    // The golden file keeps the seed itself: a replay of it plants it again.
+    let (mut running, _planted) = scratch::clean_session(backend, seed.as_ref(), timeouts)?;
     let mut steps = Vec::new();
     for (i, call) in transcript.memory_calls().enumerate() {
         match running.call(&call.input) {

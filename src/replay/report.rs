@@ -78,6 +78,9 @@ fn raw_text(replay: &Replay, spec: Option<&Spec>, detail: Detail, fail_on: FailO
             "note: recorded with --seed {seed}; without the same seed the folders start empty"
         );
     }
+    for note in &replay.planted {
+        let _ = writeln!(out, "setup: {note}");
+    }
     if replay.check {
         let _ = writeln!(
             out,
@@ -370,6 +373,8 @@ struct JsonReport<'a> {
     counts: OrderedCounts,
     unanswered: usize,
     elapsed_ms: u64,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    planted: &'a [String],
     security: Vec<JsonSecurity<'a>>,
     steps: Vec<JsonStep<'a>>,
 }
@@ -453,6 +458,7 @@ pub fn json_for(replay: &Replay, fail_on: FailOn) -> String {
         counts: OrderedCounts(counts),
         unanswered: replay.unanswered(),
         elapsed_ms: replay.elapsed.as_millis() as u64,
+        planted: &replay.planted,
         security,
         steps: replay
             .transcript

@@ -494,6 +494,79 @@ impl Seed {
     }
 }
 
+impl Seed {
+    /// Plants the seed's `/memories` entries through the tool, in order: a `create` per file
+    /// (text, or bytes that are UTF-8). What no call can make (a folder with no file below it,
+    /// a link, a FIFO, bytes that are not text) and creates the backend refused are named in
+    /// the notes returned, after one line that counts what was planted.
+    pub fn plant_through_tool(&self, session: &mut Session) -> Vec<String> {
+        let mut planted = 0;
+        let mut missed = Vec::new();
+        for fixture in &self.memories {
+            let path = format!("/memories/{}", fixture.path.trim_end_matches('/'));
+            let text = match &fixture.kind {
+                FixtureKind::Text(text) => Ok(text.clone()),
+                FixtureKind::Repeat {
+                    line,
+                    count,
+                    final_newline,
+                } => {
+                    let mut text = format!("{line}\n").repeat(*count);
+                    if !final_newline {
+                        text.pop();
+                    }
+                    Ok(text)
+                }
+                FixtureKind::BytesHex(hex) => crate::exec::sandbox::decode_hex(hex)
+                    .ok()
+                    .and_then(|bytes| String::from_utf8(bytes).ok())
+                    .ok_or("bytes that are not UTF-8 text, which `create` cannot write"),
+                FixtureKind::Dir(_) => {
+                    let prefix = format!("{}/", fixture.path.trim_end_matches('/'));
+                    let holds_file = self.memories.iter().any(|f| {
+                        f.path.starts_with(&prefix) && !matches!(f.kind, FixtureKind::Dir(_))
+                    });
+                    if holds_file {
+                        continue;
+                    }
+                    Err("an empty folder, which no call makes")
+                }
+                FixtureKind::Symlink(_) => Err("a symbolic link, which no call makes"),
+                FixtureKind::Hardlink(_) => Err("a hard link, which no call makes"),
+                FixtureKind::Fifo(_) => Err("a named pipe, which no call makes"),
+            };
+            let text = match text {
+                Ok(text) => text,
+                Err(why) => {
+                    missed.push(format!("{path}: not planted, {why}"));
+                    continue;
+                }
+            };
+            let input = serde_json::json!({"command": "create", "path": path, "file_text": text});
+            match session.call(&input) {
+                Ok(answer) if !answer.is_error => planted += 1,
+                Ok(answer) => missed.push(format!(
+                    "{path}: not planted, the backend refused the create: {}",
+                    answer
+                        .text
+                        .lines()
+                        .next()
+                        .unwrap_or("")
+                        .chars()
+                        .take(200)
+                        .collect::<String>()
+                )),
+                Err(fault) => missed.push(format!("{path}: not planted, {fault}")),
+            }
+        }
+        let mut notes = vec![format!(
+            "seed planted through the tool (the backend keeps its memories elsewhere): {planted} file(s) by `create`"
+        )];
+        notes.extend(missed);
+        notes
+    }
+}
+
 /// A fresh sandbox on a RAM file system when there is one, planted from the seed at `seed`
 /// (see [`Seed::load`]).
 pub fn seeded(seed: Option<&Path>) -> Result<Sandbox, SeedError> {
@@ -507,11 +580,15 @@ pub fn seeded(seed: Option<&Path>) -> Result<Sandbox, SeedError> {
 /// then planted from `seed`: replays, recordings and fuzz trials judge a backend
 /// on the store they describe, never on what an earlier run left in a store kept elsewhere.
 /// A backend that does not start now is left to its first call, which says how it broke.
+///
+/// On a backend that keeps its memories elsewhere (`--not-on-folder`), the seed's files are
+/// planted through the tool, one `create` each; the notes returned say what was planted so and
+/// what could not be (an empty folder, a link, bytes that are not text, a refused create).
 pub fn clean_session(
     backend: &BackendSpec,
     seed: Option<&Named>,
     timeouts: Timeouts,
-) -> Result<Session, StartError> {
+) -> Result<(Session, Vec<String>), StartError> {
     let sandbox = planted(None, "")?;
     let mut session = Session::on(sandbox, backend, timeouts);
     match session.start_clean() {
@@ -525,13 +602,18 @@ pub fn clean_session(
         }
         Ok(Reset::Clean | Reset::Refused(_)) | Err(Fault::Backend(_) | Fault::GaveUp { .. }) => {}
     }
-    if let Some(Named { seed, name }) = seed
-        && let Err(e) = seed.plant(session.sandbox(), name)
-    {
-        session.discard();
-        return Err(e.into());
+    let mut notes = Vec::new();
+    if let Some(Named { seed, name }) = seed {
+        if let Err(e) = seed.plant(session.sandbox(), name) {
+            session.discard();
+            return Err(e.into());
+        }
+        // A store kept elsewhere learns the seed the way Claude would tell it: by calls.
+        if !backend.runs_on_folder() {
+            notes = seed.plant_through_tool(&mut session);
+        }
     }
-    Ok(session)
+    Ok((session, notes))
 }
 
 /// A seed with the name errors give it (the path it was read from).

@@ -228,6 +228,17 @@ pub mod known {
     pub const CONCURRENCY_ONE_CREATE: RuleId = RuleId::known("concurrency.one-create");
     /// Concurrent clients: every read shows a state some order of the calls made.
     pub const CONCURRENCY_REAL_STATES: RuleId = RuleId::known("concurrency.real-states");
+    /// The rule of the lines a `view` with a `view_range` of `end` shows, which are facts (MUST)
+    /// whatever the view's wording: [`VIEW_RANGE_TO_END`] for `[start, -1]`, else
+    /// [`VIEW_VIEW_RANGE`]. `check`, `replay` and `fuzz` grade ranged views by it.
+    pub fn view_range_rule(end: Option<i64>) -> RuleId {
+        if end == Some(-1) {
+            VIEW_RANGE_TO_END
+        } else {
+            VIEW_VIEW_RANGE
+        }
+    }
+
     /// The rules the races of `check --clients` and `fuzz --clients` check (no case of the
     /// suite does; `spec coverage` names the races).
     pub static RACE_RULES: [RuleId; 3] = [

@@ -324,12 +324,7 @@ fn lines_rule(step: &Step, is_error: &Graded, spec: &Spec) -> Option<Graded> {
     {
         return None;
     }
-    let to_end = range.get(1).and_then(Value::as_i64) == Some(-1);
-    let rule = if to_end {
-        known::VIEW_RANGE_TO_END
-    } else {
-        known::VIEW_VIEW_RANGE
-    };
+    let rule = known::view_range_rule(range.get(1).and_then(Value::as_i64));
     Some(Graded::of(spec.id(rule.as_str())?, spec))
 }
 

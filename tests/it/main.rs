@@ -2,6 +2,7 @@
 
 mod check;
 mod fuzz;
+mod judge;
 mod layers;
 mod packaging;
 mod recipes;

@@ -871,3 +871,26 @@ fn signal_removes_the_temporary_folders(
         );
     }
 }
+
+#[test]
+fn a_case_over_its_time_budget_stops_and_says_so_with_the_time() {
+    // `errors.many-calls` makes 50 calls: at 0.2 s each a budget of 1 s stops it after a few.
+    let run = check(
+        Some("slow"),
+        None,
+        &["errors.many-calls"],
+        &["--case-budget", "1"],
+    );
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let results = run.results();
+    assert_eq!(results.len(), 1, "{}", run.describe());
+    assert_eq!(results[0]["outcome"], "info", "{}", results[0]);
+    let message = results[0]["findings"][0]["message"].as_str().unwrap_or("");
+    assert!(
+        message.starts_with("not checked: the case ran over its time budget of 1 s: ")
+            && message.contains(" of its 50 calls took "),
+        "{message}"
+    );
+    let calls = results[0]["calls"].as_array().map_or(0, Vec::len);
+    assert!((1..50).contains(&calls), "{calls} calls made");
+}

@@ -409,3 +409,67 @@ fn bad_seeds_are_usage_errors_naming_the_entry() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_seed_is_planted_through_the_tool_in_a_store_kept_elsewhere() {
+    let files = Files::new();
+    let seed = files.seed(
+        "seed.json",
+        &json!({"memories": [
+            {"path": "notes.txt", "text": "- likes tea\n"},
+            {"path": "deep/", "dir": true},
+            {"path": "deep/plan.md", "text": "step one\n"},
+            {"path": "empty/", "dir": true},
+            {"path": "bin.dat", "bytes_hex": "ff fe"},
+            {"path": "link", "symlink": "../outside.txt"}
+        ]}),
+    );
+    let inputs = files.inputs(&[
+        r#"{"command": "view", "path": "/memories/notes.txt"}"#,
+        r#"{"command": "view", "path": "/memories/deep/plan.md"}"#,
+    ]);
+    // A store of keys never reads the folder: without planting through the tool its views of
+    // the seed's files would find nothing.
+    let kv = format!(
+        "python3 {} {{memories}}",
+        root().join("tests/backends/kv/correct.py").display()
+    );
+    let (code, stdout, stderr) = run(&[
+        "replay",
+        &inputs,
+        "--seed",
+        &seed,
+        "--report",
+        "--not-on-folder",
+        "--backend",
+        &kv,
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    for said in [
+        "setup: seed planted through the tool (the backend keeps its memories elsewhere): 2 file(s) by `create`",
+        "setup: /memories/empty: not planted, an empty folder, which no call makes",
+        "setup: /memories/bin.dat: not planted, bytes that are not UTF-8 text",
+        "setup: /memories/link: not planted, a symbolic link, which no call makes",
+    ] {
+        assert!(stdout.contains(said), "{said:?} not in:\n{stdout}");
+    }
+    assert!(!stdout.contains("/memories/deep: not planted"), "{stdout}");
+    // The JSON report carries the same notes.
+    let (_, stdout, _) = run(&[
+        "replay",
+        &inputs,
+        "--seed",
+        &seed,
+        "--report",
+        "--format",
+        "json",
+        "--not-on-folder",
+        "--backend",
+        &kv,
+    ]);
+    let planted = report(&stdout)["planted"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(planted.len(), 4, "{planted:?}");
+}
