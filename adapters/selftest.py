@@ -38,6 +38,9 @@ NODE_ADAPTER = os.path.join(ROOT, "adapters", "node", "memspec-adapter.mjs")
 NODE_ORACLE = os.path.join(ROOT, "adapters", "node", "runner-oracle.mjs")
 DICT_EXAMPLE = os.path.join(ROOT, "adapters", "python", "examples", "dict_backend.py")
 MAP_EXAMPLE = os.path.join(ROOT, "adapters", "node", "examples", "map-backend.mjs")
+# Handler-function examples (one per shape), over a folder.
+PY_EXAMPLES = os.path.join(ROOT, "adapters", "python", "examples")
+NODE_EXAMPLES = os.path.join(ROOT, "adapters", "node", "examples")
 
 FIVE_LINES = "one\ntwo\nthree\nfour\nfive\n"
 REQUESTS: List[Dict[str, Any]] = [
@@ -137,6 +140,33 @@ DICT_CHECKS: List[Check] = [
     (VIEW_ROOT2, "dir lists the file", lambda r: "\t/memories/notes.txt" in text(r)),
 ]
 
+# The handler-function examples follow the spec's strings (and the reference's where it is silent).
+HANDLER_CHECKS: List[Check] = DICT_CHECKS + [
+    (NO_PATH, "missing path: a precise error", lambda r: text(r) == "Error: Missing required parameter `path` for command `view`."),
+    (UNKNOWN, "unknown command: a precise error", lambda r: text(r).startswith("Error: Unknown command `frobnicate`.")),
+    (NOT_OBJ, "non-object input: a precise error", lambda r: text(r) == "Error: The tool input must be a JSON object, got a string."),
+    (AFTER_RESET, "missing file: the spec's view text", lambda r: text(r) == "The path /memories/notes.txt does not exist. Please provide a valid path."),
+]
+
+
+def shape_check(shape: str) -> Check:
+    return (HELLO, f"hello: a handler of shape {shape}", lambda r: r.get("shape") == shape)
+
+
+def handler_config(lang: str, target: str, shape: str, oracle: bool = False, flag: str = "--base") -> Dict[str, Any]:
+    adapter, runner = (PY_ADAPTER, PY_ORACLE) if lang == "py" else (NODE_ADAPTER, NODE_ORACLE)
+    interpreter = PY if lang == "py" else "node"
+    folder = PY_EXAMPLES if lang == "py" else NODE_EXAMPLES
+    where = "{base}" if flag == "--base" else "{memories}"
+    cfg: Dict[str, Any] = {
+        "cmd": [interpreter, adapter, os.path.join(folder, target), flag, where],
+        "checks": HANDLER_CHECKS + [shape_check(shape)],
+    }
+    if oracle:  # an input-shape handler run by the SDK's own runner, as an application hands it over
+        cfg["oracle"] = [interpreter, runner, os.path.join(folder, target), flag, where]
+    return cfg
+
+
 CONFIGS: Dict[str, Dict[str, Any]] = {
     "py-sync": {
         "cmd": [PY, PY_ADAPTER, "anthropic-local-fs", "--base", "{base}"],
@@ -176,6 +206,14 @@ CONFIGS: Dict[str, Dict[str, Any]] = {
         "oracle": ["node", NODE_ORACLE, MAP_EXAMPLE + ":makeTool", "--base", "{base}"],
         "checks": [c for c in DICT_CHECKS if c[0] != CREATE_AGAIN],
     },
+    "py-handle-input": handler_config("py", "handle_input.py:handle", "input", oracle=True),
+    "py-handle-async": handler_config("py", "handle_async.py:handle", "input"),
+    "py-handle-tool-use": handler_config("py", "handle_tool_use.py:handle", "tool_use"),
+    "py-handle-factory": handler_config("py", "handle_input.py:make", "input", flag="--memories"),
+    "node-handle-input": handler_config("node", "handle-input.mjs:handle", "input", oracle=True),
+    "node-handle-async": handler_config("node", "handle-async.mjs:handle", "input"),
+    "node-handle-tool-use": handler_config("node", "handle-tool-use.mjs:handle", "tool_use"),
+    "node-handle-factory": handler_config("node", "handle-input.mjs:makeHandle", "input", flag="--memories"),
 }
 
 

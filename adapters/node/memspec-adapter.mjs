@@ -2,8 +2,8 @@
 // memspec backend-protocol v1 adapter for TypeScript/JavaScript memory-tool backends.
 //
 // Drives a `betaMemoryTool(...)` runnable tool, a plain object of memory handlers
-// (view/create/str_replace/insert/delete/rename), or a factory producing either, over memspec's
-// JSON Lines protocol on stdin/stdout:
+// (view/create/str_replace/insert/delete/rename), a handler function of one of two shapes, or a
+// factory producing any of these, over memspec's JSON Lines protocol on stdin/stdout:
 //
 //   harness -> adapter  {"id": 1, "input": {"command": "view", "path": "/memories"}}
 //   adapter -> harness  {"id": 1, "content": "...", "is_error": false}
@@ -15,7 +15,13 @@
 //
 // Usage:
 //   node memspec-adapter.mjs TARGET --base {base}          (or --memories {memories})
+//                           [--shape auto|input|tool_use]  (or MEMSPEC_SHAPE)
 //   TARGET = path/to/module.{js,mjs,cjs}[:exportName]  |  anthropic-local-fs
+//
+// Handler functions, sync or async (see callableRole for how a function's shape is found):
+//   input:     handle(input) -> string | content blocks | { content, is_error }
+//   tool_use:  handle({ type: 'tool_use', id, name, input }) -> { type: 'tool_result', tool_use_id, content, is_error }
+// run as the `run` of a runnable tool, so what they throw is mapped by the SDK's runRunnableTool.
 //
 // No dependencies besides @anthropic-ai/sdk (pinned in package.json); without any SDK in reach it
 // falls back to a faithful copy of the runner's error mapping.
@@ -29,6 +35,7 @@ const PROTOCOL_VERSION = 1;
 const ADAPTER_NAME = 'memspec-node-adapter';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const COMMANDS = ['view', 'create', 'str_replace', 'insert', 'delete', 'rename'];
+const SHAPES = ['input', 'tool_use'];
 // MEMSPEC_ADAPTER_DEBUG=1 logs the stack of every error a tool throws (the TS runner logs nothing).
 const DEBUG = !!process.env.MEMSPEC_ADAPTER_DEBUG;
 
@@ -77,10 +84,12 @@ class StartupError extends Error {}
 // --- arguments ---------------------------------------------------------------------------------
 function parseArgs(argv) {
   const usage =
-    'usage: node memspec-adapter.mjs TARGET (--base BASE | --memories MEMORIES)\n' +
+    'usage: node memspec-adapter.mjs TARGET (--base BASE | --memories MEMORIES) [--shape auto|input|tool_use]\n' +
     '  TARGET: path/to/module.js[:exportName] | anthropic-local-fs\n' +
+    '  --shape: what a handler function takes, the tool input or the whole tool_use block (default auto:\n' +
+    '           from its first parameter; env MEMSPEC_SHAPE)\n' +
     "  example: memspec check --backend 'node adapters/node/memspec-adapter.mjs ./my-memory.mjs:handlers --base {base}'";
-  const args = { target: undefined, base: undefined, memories: undefined };
+  const args = { target: undefined, base: undefined, memories: undefined, shape: undefined };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const eq = a.indexOf('=');
@@ -88,7 +97,7 @@ function parseArgs(argv) {
     if (flag === '--help' || flag === '-h') {
       process.stderr.write(usage + '\n');
       process.exit(0);
-    } else if (flag === '--base' || flag === '--memories') {
+    } else if (flag === '--base' || flag === '--memories' || flag === '--shape') {
       const value = inline ?? argv[++i];
       if (value === undefined) throw new StartupError(`${flag} needs a value\n${usage}`);
       args[flag.slice(2)] = value;
@@ -109,7 +118,16 @@ function parseArgs(argv) {
   if (!base && !memories) throw new StartupError('give --base (or --memories), or set MEMSPEC_BASE / MEMSPEC_MEMORIES');
   if (base && !memories) memories = path.join(base, 'memories');
   if (memories && !base) base = path.dirname(path.resolve(memories));
-  return { target: args.target, base: path.resolve(base), memories: path.resolve(memories) };
+  const shape = args.shape || process.env.MEMSPEC_SHAPE || 'auto';
+  if (shape !== 'auto' && !SHAPES.includes(shape)) {
+    throw new StartupError(`${args.shape ? '--shape' : 'MEMSPEC_SHAPE'} ${JSON.stringify(shape)}: expected auto, input or tool_use`);
+  }
+  return {
+    target: args.target,
+    base: path.resolve(base),
+    memories: path.resolve(memories),
+    shape: shape === 'auto' ? undefined : shape,
+  };
 }
 
 // --- the SDK pieces: from the backend's own SDK when it has one ----------------------------------
@@ -221,6 +239,162 @@ async function loadSdk(fromFile) {
   };
 }
 
+// --- handler functions -------------------------------------------------------------------------
+// A function is read by its first parameter, from its source text (what tsc and bundlers keep):
+// `input`-like names or a destructured `{ command, path, ... }` make a handler of shape input;
+// `toolUse`-like names or a destructured `{ id, input }` make one of shape tool_use; no parameter,
+// a destructured `{ base, memories }` or any other name make a factory (as every function was
+// before handlers). --shape / MEMSPEC_SHAPE names the shape of a function that takes an argument.
+const TOOL_USE_PARAMS = ['toolUse', 'tool_use', 'toolUseBlock', 'tool_use_block', 'block'];
+const INPUT_PARAMS = ['input', 'toolInput', 'tool_input', 'args', 'params', 'command', 'cmd', 'request', 'req'];
+const INPUT_KEYS = ['command', 'path', 'old_path', 'new_path', 'file_text', 'old_str', 'new_str', 'insert_line', 'insert_text', 'view_range'];
+const TOOL_USE_KEYS = ['id', 'input'];
+const FACTORY_KEYS = ['base', 'memories'];
+
+// The first parameter of a function: { kind: 'none' | 'ident' | 'object' | 'other', name?, keys? },
+// or undefined when its source cannot be read (native or bound functions).
+function firstParam(fn) {
+  let src;
+  try {
+    src = Function.prototype.toString.call(fn);
+  } catch {
+    return undefined;
+  }
+  if (/\[native code\]\s*\}\s*$/.test(src)) return undefined;
+  src = src.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/\/\/[^\n]*/g, ' ').replace(/^\s*async\b\s*/, '');
+  const arrow = /^([A-Za-z_$][\w$]*)\s*=>/.exec(src);
+  if (arrow) return { kind: 'ident', name: arrow[1] };
+  const open = src.indexOf('(');
+  if (open < 0) return undefined;
+  // The first parameter's text: up to the first top-level `,` or the closing `)`.
+  let depth = 0;
+  let quote;
+  let end = src.length;
+  for (let i = open + 1; i < src.length; i++) {
+    const c = src[i];
+    if (quote) {
+      if (c === '\\') i++;
+      else if (c === quote) quote = undefined;
+    } else if (c === '"' || c === "'" || c === '`') quote = c;
+    else if ('([{'.includes(c)) depth++;
+    else if (')]}'.includes(c) && depth > 0) depth--;
+    else if ((c === ',' || c === ')') && depth === 0) {
+      end = i;
+      break;
+    }
+  }
+  const param = src.slice(open + 1, end).trim();
+  if (!param) return { kind: 'none' };
+  if (param.startsWith('{')) {
+    // Top-level keys of the pattern: `{ command, path: p, view_range = null }`.
+    const keys = [];
+    let level = 0;
+    let token = '';
+    let expectKey = true;
+    for (const c of param.slice(1)) {
+      if ('([{'.includes(c)) level++;
+      else if (')]}'.includes(c)) {
+        if (level === 0) break;
+        level--;
+      } else if (level === 0 && c === ',') expectKey = true;
+      else if (level === 0 && (c === ':' || c === '=')) expectKey = false;
+      if (level === 0 && expectKey && /[\w$]/.test(c)) token += c;
+      else if (token) {
+        keys.push(token);
+        token = '';
+      }
+    }
+    if (token) keys.push(token);
+    return { kind: 'object', keys };
+  }
+  const ident = /^([A-Za-z_$][\w$]*)\s*(=|$)/.exec(param);
+  if (ident) return { kind: 'ident', name: ident[1] };
+  return { kind: 'other' };
+}
+
+// What a function is: 'factory', or the shape of the handler it is.
+function callableRole(fn, forced) {
+  const p = firstParam(fn);
+  if (!p) return forced ?? 'factory';
+  if (p.kind === 'none') return 'factory';
+  if (p.kind === 'object' && p.keys.some((k) => FACTORY_KEYS.includes(k))) return 'factory';
+  if (forced) return forced;
+  if (p.kind === 'ident') {
+    if (TOOL_USE_PARAMS.includes(p.name)) return 'tool_use';
+    if (INPUT_PARAMS.includes(p.name)) return 'input';
+  } else if (p.kind === 'object') {
+    if (p.keys.some((k) => INPUT_KEYS.includes(k))) return 'input';
+    if (p.keys.some((k) => TOOL_USE_KEYS.includes(k))) return 'tool_use';
+  }
+  return 'factory';
+}
+
+// The shape of a function known to be a handler (a factory's product).
+function handlerShape(fn, forced) {
+  if (forced) return forced;
+  const p = firstParam(fn);
+  if (p?.kind === 'ident' && TOOL_USE_PARAMS.includes(p.name)) return 'tool_use';
+  if (p?.kind === 'object' && !p.keys.some((k) => INPUT_KEYS.includes(k)) && p.keys.some((k) => TOOL_USE_KEYS.includes(k))) {
+    return 'tool_use';
+  }
+  return 'input';
+}
+
+// A handler's result that carries its own is_error (a tool_result, or an input handler's
+// { content, is_error }), or one no tool_result could carry (`bad`: a protocol error, as the API
+// would refuse it). It travels through runRunnableTool as the run's return value.
+const HANDLER_RESULT = Symbol('memspec handler result');
+const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function outcomeOf(mapping, what) {
+  const isError = mapping.is_error;
+  if (isError != null && typeof isError !== 'boolean') {
+    return { [HANDLER_RESULT]: true, bad: `${what} has is_error ${JSON.stringify(isError)}; the API wants true, false or no is_error` };
+  }
+  return { [HANDLER_RESULT]: true, content: mapping.content, isError: isError === true };
+}
+
+function inputResult(result) {
+  if (!isPlainObject(result)) return result; // string, content blocks, undefined: as the runner sends them
+  if (!('content' in result) && !('is_error' in result) && result.type !== 'tool_result') {
+    return {
+      [HANDLER_RESULT]: true,
+      bad: `the handler returned an object with neither \`content\` nor \`is_error\` (keys: ${Object.keys(result).join(', ') || 'none'}); return a string, an array of content blocks or { content, is_error }`,
+    };
+  }
+  return outcomeOf(result, 'the object the handler returned');
+}
+
+function toolResult(result, toolUseId) {
+  if (!isPlainObject(result)) {
+    const kind = result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result;
+    return { [HANDLER_RESULT]: true, bad: `a tool_use handler must return a tool_result block (an object), not ${kind}` };
+  }
+  if (result.type !== 'tool_result') {
+    return { [HANDLER_RESULT]: true, bad: `the block the handler returned has type ${JSON.stringify(result.type)}, not "tool_result"` };
+  }
+  if (result.tool_use_id !== toolUseId) {
+    return {
+      [HANDLER_RESULT]: true,
+      bad: `the tool_result has tool_use_id ${JSON.stringify(result.tool_use_id)}, not the tool_use block's id ${JSON.stringify(toolUseId)}; the API refuses a tool_result that answers no tool_use`,
+    };
+  }
+  return outcomeOf(result, 'the tool_result');
+}
+
+// A handler function as a runnable tool, the way an application hands one to the tool runner
+// ({ name: 'memory', run }); what it throws is left to runRunnableTool.
+function handlerTool(fn, shape) {
+  const run =
+    shape === 'tool_use' ?
+      async (_input, context) => {
+        const block = context.toolUse;
+        return toolResult(await fn({ ...block }), block.id);
+      }
+    : async (input) => inputResult(await fn(input));
+  return { type: 'memory_20250818', name: 'memory', run, memspecShape: shape };
+}
+
 // --- the target --------------------------------------------------------------------------------
 const isClass = (fn) => typeof fn === 'function' && /^class[\s{]/.test(Function.prototype.toString.call(fn));
 const isRunnable = (o) => o != null && typeof o === 'object' && typeof o.run === 'function';
@@ -234,6 +408,9 @@ function splitTarget(target) {
 }
 
 async function loadTarget(target, paths) {
+  // A handler function reads its folder where it likes; these name the one memspec gave.
+  process.env.MEMSPEC_BASE = paths.base;
+  process.env.MEMSPEC_MEMORIES = paths.memories;
   if (target === 'anthropic-local-fs') {
     // The SDK of the project memspec runs in (its node_modules, or NODE_PATH), else the adapter's.
     const sdk = await loadSdk(path.join(process.cwd(), 'memspec-anthropic-local-fs.mjs'));
@@ -251,24 +428,42 @@ async function loadTarget(target, paths) {
   const abs = path.resolve(file);
   if (!fs.existsSync(abs)) throw new StartupError(`no such file: ${abs}`);
   const sdk = await loadSdk(abs);
-  const ns = await import(pathToFileURL(abs).href);
   const name = exportName ?? 'default';
-  // A CommonJS module's exports may only be reachable through `default`.
-  let value = name in ns ? ns[name] : ns.default?.[name];
-  if (value === undefined && !exportName && ns.default === undefined) {
-    const found = Object.entries(ns).filter(([, v]) => isRunnable(v) || isHandlers(v) || typeof v === 'function');
-    if (found.length === 1) value = found[0][1];
-  }
-  if (value === undefined) {
-    throw new StartupError(`${file} has no export ${JSON.stringify(name)} (exports: ${Object.keys(ns).join(', ') || 'none'})`);
-  }
+  let imports = 0;
+  // The export, from a fresh instance of the module after the first time (a reset).
+  const loadExport = async () => {
+    let url = pathToFileURL(abs).href;
+    if (imports++ > 0) {
+      delete createRequire(abs).cache[abs]; // a CommonJS module is evaluated again too
+      url += `?memspec-reset=${imports}`;
+    }
+    const ns = await import(url);
+    // A CommonJS module's exports may only be reachable through `default`.
+    let value = name in ns ? ns[name] : ns.default?.[name];
+    if (value === undefined && !exportName && ns.default === undefined) {
+      const found = Object.entries(ns).filter(([, v]) => isRunnable(v) || isHandlers(v) || typeof v === 'function');
+      if (found.length === 1) value = found[0][1];
+    }
+    if (value === undefined) {
+      throw new StartupError(`${file} has no export ${JSON.stringify(name)} (exports: ${Object.keys(ns).join(', ') || 'none'})`);
+    }
+    return value;
+  };
+  const value = await loadExport();
   const display = `${file}:${name}`;
 
   // Turn whatever the export is into a runnable tool, the way the SDK would run it.
   const toRunnable = (v) => {
     if (isRunnable(v)) return v;
     if (isHandlers(v)) return sdk.betaMemoryTool(v);
-    throw new StartupError(`${display} is not a runnable tool (no run()) nor an object of memory handlers`);
+    if (typeof v === 'function' && !isClass(v)) return handlerTool(v, handlerShape(v, paths.shape));
+    if (typeof value === 'function' && !isClass(value) && (typeof v === 'string' || Array.isArray(v))) {
+      throw new StartupError(
+        `${display} was called as a factory, with { base, memories }, and returned ${Array.isArray(v) ? 'an array' : 'a string'}, not a tool; ` +
+          'if it is a handler function, name its first parameter `input` or `toolUse`, or pass --shape input|tool_use (MEMSPEC_SHAPE)',
+      );
+    }
+    throw new StartupError(`${display} is not a runnable tool (no run()), an object of memory handlers nor a handler function`);
   };
   if (isRunnable(value) || isHandlers(value)) {
     // A ready-made object: its state cannot be rebuilt on reset.
@@ -280,9 +475,16 @@ async function loadTarget(target, paths) {
     build = async () =>
       toRunnable(typeof value.init === 'function' ? await value.init(paths.base) : new value(paths.base));
   } else if (typeof value === 'function') {
+    const role = callableRole(value, paths.shape);
+    if (role !== 'factory') {
+      // A ready-made handler function: on reset its module is loaded afresh, so that state it
+      // keeps at module level starts empty.
+      const reload = async () => handlerTool(await loadExport(), role);
+      return { sdk, display, tool: handlerTool(value, role), build: undefined, reload, filesystemOnly: false };
+    }
     build = async () => toRunnable(await value({ base: paths.base, memories: paths.memories }));
   } else {
-    throw new StartupError(`${display} is a ${typeof value}, not a tool, handlers object, class or factory`);
+    throw new StartupError(`${display} is a ${typeof value}, not a tool, handlers object, handler function, class or factory`);
   }
   return { sdk, display, build, filesystemOnly: false };
 }
@@ -347,15 +549,27 @@ async function main() {
     log(`cannot start: building ${display} failed: ${e instanceof StartupError ? e.message : e?.stack ?? e}`);
     process.exit(2);
   }
-  log(`serving ${display} on ${paths.memories}; runner helpers: ${sdk.helpersFrom}`);
+  const shapeOf = () => tool.memspecShape ?? 'tool';
+  if (paths.shape && shapeOf() === 'tool') log(`shape ${paths.shape} ignored: ${display} is a tool, not a handler function`);
+  const kind = shapeOf() === 'tool' ? '' : ` (handler of shape ${shapeOf()})`;
+  log(`serving ${display}${kind} on ${paths.memories}; runner helpers: ${sdk.helpersFrom}`);
 
   let toolUseCounter = 0;
   async function callTool(id, input) {
     // The context BetaToolRunner passes; the memory tool ignores it.
     const toolUse = { type: 'tool_use', id: `toolu_memspec_${++toolUseCounter}`, name: tool.name ?? 'memory', input };
     const outcome = await sdk.runRunnableTool(tool, input, { toolUse, toolUseBlock: toolUse, signal: undefined });
+    let { content, isError } = outcome;
+    if (!isError && content?.[HANDLER_RESULT]) {
+      // A handler function's tool_result or { content, is_error }: it says is_error itself.
+      if (content.bad) {
+        log(`${display}: ${content.bad}`);
+        return { id, error: `${display}: ${content.bad}` };
+      }
+      ({ content, isError } = content);
+    }
     // BetaToolRunner sends `content: outcome.content` unchanged; `undefined` (no content) is sent as null here.
-    return { id, content: outcome.content === undefined ? null : outcome.content, is_error: outcome.isError };
+    return { id, content: content === undefined ? null : content, is_error: isError };
   }
 
   async function control(id, what) {
@@ -368,6 +582,7 @@ async function main() {
         sdk: sdk.version ?? null,
         adapter: ADAPTER_NAME,
         target: paths.target,
+        shape: shapeOf(),
         runner_helpers: sdk.helpersFrom,
         language: `node ${process.version}`,
       };
@@ -377,6 +592,8 @@ async function main() {
         await wipeFolderContents(paths.memories);
         if (loaded.build && !loaded.filesystemOnly) {
           tool = normaliseToolErrors(await loaded.build(), sdk.ToolError); // fresh in-memory state
+        } else if (loaded.reload) {
+          tool = normaliseToolErrors(await loaded.reload(), sdk.ToolError); // its module afresh
         } else if (!loaded.build) {
           // Its store may live in memory, where no reset reaches: say no, so that memspec starts
           // a new process per case instead of failing cases on an earlier case's memories.

@@ -16,10 +16,22 @@ memspec grades is what the model would read.
 
 Usage:
     python3 memspec_adapter.py TARGET --base {base}        (or --memories {memories})
+                               [--shape auto|input|tool_use]  (or MEMSPEC_SHAPE)
 
 TARGET is ``module:Attr``, ``path/to/file.py:Attr`` (``:Attr`` may be omitted for a file that
 defines exactly one memory-tool class), or a built-in shortcut: ``anthropic-local-fs`` /
 ``anthropic-local-fs-async`` (the SDK's BetaLocalFilesystemMemoryTool / BetaAsync... on <base>).
+
+Attr may be a tool (anything with ``call(input)``), a class or factory building one, or a plain
+handler function, sync or async, in one of two shapes:
+
+    input:     handle(tool_input) -> str | [content blocks] | {"content": ..., "is_error": bool}
+    tool_use:  handle({"type": "tool_use", "id", "name", "input"}) -> {"type": "tool_result",
+               "tool_use_id", "content", "is_error"}
+
+(see handler_shape for how the shape is found), or a factory (taking ``base``/``base_path``/
+``memories``) returning such a function. Whatever a handler raises is mapped as the runner maps
+what a tool raises.
 
 Standard library only: the target imports ``anthropic`` itself; this file imports it lazily, and
 works (with faithful copies of the runner's helpers) when it is absent.
@@ -39,6 +51,7 @@ import shutil
 import stat
 import sys
 import traceback
+from collections.abc import Mapping
 from typing import Any, Callable, Optional
 
 PROTOCOL_VERSION = 1
@@ -51,6 +64,10 @@ BUILTINS = {
 
 # Keyword arguments a class or factory may ask for, by name.
 FACTORY_KWARGS = ("base", "base_path", "memories")
+
+# Handler functions: the two shapes, and the first-parameter names that mean a tool_use block.
+SHAPES = ("input", "tool_use")
+TOOL_USE_PARAMS = ("tool_use", "tool_use_block", "block")
 
 
 def log(msg: str) -> None:
@@ -199,14 +216,23 @@ def _sdk() -> _Sdk:
 # ---------------------------------------------------------------------------------------------
 
 
+_FILE_MODULES: dict[str, str] = {}  # file path -> the module name it was imported under
+
+
 def _import_file(path: str) -> Any:
+    """Executes the file as a new module (again on every call: a reset may load it afresh)."""
     path = os.path.abspath(path)
     if not os.path.isfile(path):
         raise StartupError(f"no such file: {path}")
     # Let the backend import its siblings, as `python3 path/to/file.py` would.
-    sys.path.insert(0, os.path.dirname(path))
+    folder = os.path.dirname(path)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
     stem = os.path.splitext(os.path.basename(path))[0]
-    name = stem if stem.isidentifier() and stem not in sys.modules else f"memspec_target_{abs(hash(path))}"
+    name = _FILE_MODULES.get(path)
+    if name is None:
+        name = stem if stem.isidentifier() and stem not in sys.modules else f"memspec_target_{abs(hash(path))}"
+        _FILE_MODULES[path] = name
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise StartupError(f"cannot import {path} as Python")
@@ -242,8 +268,8 @@ def _find_single_tool_class(module: Any) -> tuple[str, Any]:
     return found[0]
 
 
-def load_target(target: str) -> tuple[Any, str]:
-    """Returns (object named by TARGET, its display name)."""
+def load_target(target: str, fresh: bool = False) -> tuple[Any, str]:
+    """Returns (object named by TARGET, its display name). `fresh`: execute its module again."""
     if target in BUILTINS:
         module_name, attr = BUILTINS[target]
         try:
@@ -265,6 +291,8 @@ def load_target(target: str) -> tuple[Any, str]:
         module = _import_file(module_spec)
     else:
         module = importlib.import_module(module_spec)
+        if fresh:
+            module = importlib.reload(module)
 
     if not attr:
         attr, obj = _find_single_tool_class(module)
@@ -311,30 +339,219 @@ def _factory_kwargs(fn: Any, paths: dict[str, str]) -> dict[str, str]:
     return kwargs
 
 
+# ---------------------------------------------------------------------------------------------
+# Handler functions
+#
+# Besides tools, TARGET may name a plain function (sync or async), or a factory returning one:
+#
+#   shape "input":    handle(tool_input) returns what a tool's call() returns (a string, a list of
+#                     content blocks) or a tool_result-like mapping {"content": ..., "is_error": bool}.
+#   shape "tool_use": handle(tool_use_block) returns the tool_result block for it,
+#                     {"type": "tool_result", "tool_use_id": <the block's id>, "content", "is_error"}.
+#
+# Whatever either raises goes through the runner's mapping above (tool_reply), as for tools.
+# ---------------------------------------------------------------------------------------------
+
+
+def _annotation_text(annotation: Any) -> str:
+    if annotation is inspect.Parameter.empty or annotation is inspect.Signature.empty:
+        return ""
+    if isinstance(annotation, str):  # `from __future__ import annotations`
+        return annotation
+    return getattr(annotation, "__name__", "") or repr(annotation)
+
+
+def _signature(fn: Any) -> Optional[inspect.Signature]:
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+
+
+def handler_shape(fn: Any, forced: Optional[str]) -> str:
+    """The shape of a handler function: `forced` (--shape / MEMSPEC_SHAPE) when given; else
+    "tool_use" when its first parameter is named tool_use, tool_use_block or block, or is annotated
+    with a type whose name holds `ToolUse` (BetaToolUseBlock, ToolUseBlockParam), or its return
+    annotation holds `ToolResult`; else "input"."""
+    if forced:
+        return forced
+    sig = _signature(fn)
+    if sig is None:
+        return "input"
+    positional = [
+        p for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+    ]
+    first = positional[0] if positional else None
+    if first is not None and (first.name in TOOL_USE_PARAMS or "ToolUse" in _annotation_text(first.annotation)):
+        return "tool_use"
+    if "ToolResult" in _annotation_text(sig.return_annotation):
+        return "tool_use"
+    return "input"
+
+
+def callable_role(fn: Any, forced: Optional[str]) -> str:
+    """For a callable that is neither a tool nor a class: "factory", or the shape of the handler
+    it is. A factory names base/base_path/memories, or needs no argument (unless a shape is
+    forced); any other callable that takes one is a handler."""
+    sig = _signature(fn)
+    if sig is None:
+        return forced or "factory"
+    params = list(sig.parameters.values())
+    if any(p.name in FACTORY_KWARGS and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params):
+        return "factory"
+    takes_input = any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL) for p in params)
+    required = [p for p in params if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    if not takes_input or (not required and not forced):
+        return "factory"
+    return handler_shape(fn, forced)
+
+
+class HandlerOutcome:
+    """A handler's result that says itself whether it is an error (a tool_result or a mapping)."""
+
+    __slots__ = ("content", "is_error")
+
+    def __init__(self, content: Any, is_error: bool) -> None:
+        self.content = content
+        self.is_error = is_error
+
+
+class BadHandlerResult(Exception):
+    """A handler result no tool_result could carry (the API would refuse it): the reply is a
+    protocol error, which memspec grades as the backend breaking, not as content."""
+
+
+class ToolUseBlock(dict):
+    """The tool_use block a tool_use handler gets: a dict (`block["input"]`) whose keys are also
+    attributes (`block.input`, `block.id`), as on the SDK's BetaToolUseBlock."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def _as_mapping(obj: Any) -> Any:
+    if isinstance(obj, Mapping):
+        return obj
+    for name in ("model_dump", "to_dict"):  # an SDK model
+        fn = getattr(obj, name, None)
+        if callable(fn):
+            return fn()
+    return obj
+
+
+def _outcome_of(mapping: Mapping, what: str) -> HandlerOutcome:
+    is_error = mapping.get("is_error")
+    if is_error is not None and not isinstance(is_error, bool):
+        raise BadHandlerResult(f"{what} has is_error {is_error!r}; the API wants true, false or no is_error")
+    return HandlerOutcome(mapping.get("content"), bool(is_error))
+
+
+def _input_result(result: Any) -> Any:
+    """What an input-shape handler returned: a mapping says content and is_error itself;
+    anything else is a tool's result, converted by the runner's tool_result_content."""
+    if isinstance(result, Mapping):
+        if "content" not in result and "is_error" not in result and result.get("type") != "tool_result":
+            raise BadHandlerResult(
+                f"the handler returned a mapping with neither `content` nor `is_error` (keys: {', '.join(map(str, result)) or 'none'}); "
+                "return a string, a list of content blocks or {'content': ..., 'is_error': ...}"
+            )
+        return _outcome_of(result, "the mapping the handler returned")
+    return result
+
+
+def _tool_result(result: Any, tool_use_id: str) -> HandlerOutcome:
+    """What a tool_use-shape handler returned: must be the tool_result block for that tool_use."""
+    result = _as_mapping(result)
+    if not isinstance(result, Mapping):
+        raise BadHandlerResult(
+            f"a tool_use handler must return a tool_result block (a dict), not {type(result).__name__}"
+        )
+    if result.get("type") != "tool_result":
+        raise BadHandlerResult(f"the block the handler returned has type {result.get('type')!r}, not 'tool_result'")
+    if result.get("tool_use_id") != tool_use_id:
+        raise BadHandlerResult(
+            f"the tool_result has tool_use_id {result.get('tool_use_id')!r}, not the tool_use block's id "
+            f"{tool_use_id!r}; the API refuses a tool_result that answers no tool_use"
+        )
+    return _outcome_of(result, "the tool_result")
+
+
+async def _finish_async(awaitable: Any, finish: Callable[[Any], Any]) -> Any:
+    return finish(await awaitable)
+
+
+class FunctionTool:
+    """A handler function served as a tool: call(input) gives what the handler returned (or a
+    HandlerOutcome), or an awaitable of it for an async handler."""
+
+    def __init__(self, fn: Any, shape: str) -> None:
+        self.fn = fn
+        self.shape = shape
+        self.uses = 0
+        dunder_call = getattr(type(fn), "__call__", None)
+        self.is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(dunder_call)
+
+    @property
+    def display(self) -> str:
+        fn = self.fn
+        name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+        return f"{getattr(fn, '__module__', None) or type(fn).__module__}:{name}"
+
+    def call(self, tool_input: Any) -> Any:
+        if self.shape == "tool_use":
+            self.uses += 1
+            tool_use_id = f"toolu_memspec_{self.uses}"
+            block = ToolUseBlock(type="tool_use", id=tool_use_id, name="memory", input=tool_input)
+            result = self.fn(block)
+            finish: Callable[[Any], Any] = lambda r: _tool_result(r, tool_use_id)
+        else:
+            result = self.fn(tool_input)
+            finish = _input_result
+        if inspect.isawaitable(result):
+            return _finish_async(result, finish)
+        return finish(result)
+
+
 class Backend:
     """The tool, how to (re)build it, and how to call it."""
 
-    def __init__(self, target: str, base: str, memories: str) -> None:
+    def __init__(self, target: str, base: str, memories: str, shape: Optional[str] = None) -> None:
         self.target = target
         self.base = base
         self.memories = memories
+        self.shape = shape  # forced handler shape (--shape / MEMSPEC_SHAPE), or None to detect it
         self.loop = asyncio.new_event_loop()  # one persistent loop for every async call
         obj, self.display = load_target(target)
         self.factory: Optional[Any] = None
-        if _is_tool_instance(obj):
-            self.tool = obj
-        elif callable(obj):
-            self.factory = obj
-            self.tool = self._build()
-        else:
-            raise StartupError(f"{self.display} is neither a memory tool, a class nor a factory")
+        self.tool = self._adopt(obj)
         if not callable(getattr(self.tool, "call", None)):
             raise StartupError(f"{self.display} produced {type(self.tool).__name__}, which has no call(input)")
+        self.is_async = self._is_async()
+
+    def _adopt(self, obj: Any) -> Any:
+        """The tool to serve for what TARGET names: a tool as it is, a handler function wrapped,
+        a class or factory built (and remembered, to build again on reset)."""
+        if _is_tool_instance(obj):
+            return obj
+        if callable(obj) and not inspect.isclass(obj):
+            role = callable_role(obj, self.shape)
+            if role != "factory":
+                return FunctionTool(obj, role)
+        if callable(obj):
+            self.factory = obj
+            return self._build()
+        raise StartupError(f"{self.display} is neither a memory tool, a handler function, a class nor a factory")
+
+    def _is_async(self) -> bool:
+        if isinstance(self.tool, FunctionTool):
+            return self.tool.is_async
         sdk = _sdk()
-        call = getattr(self.tool, "call")
-        self.is_async = bool(
+        return bool(
             (sdk.async_base is not None and isinstance(self.tool, sdk.async_base))
-            or inspect.iscoroutinefunction(call)
+            or inspect.iscoroutinefunction(getattr(self.tool, "call"))
         )
 
     def _build(self) -> Any:
@@ -342,10 +559,18 @@ class Backend:
         tool = self.factory(**_factory_kwargs(self.factory, paths))
         if inspect.isawaitable(tool):  # async factory
             tool = self.loop.run_until_complete(_await(tool))
+        if not _is_tool_instance(tool) and callable(tool) and not inspect.isclass(tool):
+            tool = FunctionTool(tool, handler_shape(tool, self.shape))  # a factory of a handler function
         return tool
 
     @property
+    def shape_name(self) -> str:
+        return self.tool.shape if isinstance(self.tool, FunctionTool) else "tool"
+
+    @property
     def class_name(self) -> str:
+        if isinstance(self.tool, FunctionTool):
+            return self.tool.display
         t = type(self.tool)
         return f"{t.__module__}:{t.__qualname__}"
 
@@ -364,6 +589,16 @@ class Backend:
         Returns why the store cannot be wiped, or None when it was: a "no" makes memspec start a
         new process per case rather than fail cases on an earlier case's memories."""
         wipe_folder_contents(self.memories)
+        if isinstance(self.tool, FunctionTool):
+            if self.factory is not None:
+                self.tool = self._build()
+            else:
+                # A ready-made function: its module is executed again, so that state it keeps at
+                # module level (a dict, a store built at import) starts afresh.
+                obj, _ = load_target(self.target, fresh=True)
+                self.tool = FunctionTool(obj, self.tool.shape)
+                self.is_async = self._is_async()
+            return None
         sdk = _sdk()
         if sdk.local_fs_classes and isinstance(self.tool, sdk.local_fs_classes):
             return None  # its state is the folder (its clear_all_memory would remove the folder itself)
@@ -429,8 +664,14 @@ def tool_reply(backend: Backend, req_id: Any, tool_input: Any) -> dict:
     try:
         # Conversion sits inside the try, as in the runner: a result that is neither a string nor
         # a list (say, an int) fails in tool_result_content and is reported as that TypeError.
-        content = sdk.tool_result_content(backend.call(tool_input))
+        result = backend.call(tool_input)
+        if isinstance(result, HandlerOutcome):  # a handler's mapping or tool_result: its own is_error
+            return {"id": req_id, "content": sdk.tool_result_content(result.content), "is_error": result.is_error}
+        content = sdk.tool_result_content(result)
         return {"id": req_id, "content": content, "is_error": False}
+    except BadHandlerResult as exc:
+        log(f"{backend.display}: {exc}")
+        return {"id": req_id, "error": _well_formed(f"{backend.display}: {exc}")}
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # noqa: B036 - the runner catches Exception; we also survive SystemExit & co.
@@ -451,6 +692,7 @@ def control_reply(backend: Backend, req_id: Any, control: Any) -> dict:
             "adapter": ADAPTER_NAME,
             "target": backend.target,
             "async": backend.is_async,
+            "shape": backend.shape_name,
             "runner_helpers": _sdk().helpers_from,
             "language": f"python {sys.version.split()[0]}",
         }
@@ -561,7 +803,20 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     p.add_argument("--base", help="folder whose memories/ is /memories (env MEMSPEC_BASE)")
     p.add_argument("--memories", help="the folder /memories maps to (env MEMSPEC_MEMORIES)")
+    p.add_argument(
+        "--shape",
+        choices=("auto",) + SHAPES,
+        help="for a handler function: `input` (handle(tool_input)) or `tool_use` (handle(tool_use_block) -> "
+        "tool_result); default `auto`, from its signature (env MEMSPEC_SHAPE)",
+    )
     return p.parse_args(argv)
+
+
+def resolve_shape(args: argparse.Namespace) -> Optional[str]:
+    shape = args.shape or os.environ.get("MEMSPEC_SHAPE") or "auto"
+    if shape not in ("auto",) + SHAPES:
+        raise StartupError(f"MEMSPEC_SHAPE={shape!r}: expected auto, input or tool_use")
+    return None if shape == "auto" else shape
 
 
 def resolve_paths(args: argparse.Namespace) -> tuple[str, str]:
@@ -589,9 +844,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     sys.path.insert(0, os.getcwd())
     try:
         base, memories = resolve_paths(args)
+        shape = resolve_shape(args)
         if args.target in BUILTINS and os.path.normpath(memories) != os.path.join(base, "memories"):
             raise StartupError(f"{args.target} always uses <base>/memories; {memories} is not {base}/memories")
-        backend = Backend(args.target, base, memories)
+        # A handler function reads its folder where it likes; these name the one memspec gave.
+        os.environ["MEMSPEC_BASE"], os.environ["MEMSPEC_MEMORIES"] = base, memories
+        backend = Backend(args.target, base, memories, shape)
     except StartupError as exc:
         log(f"cannot start: {exc}")
         return 2
@@ -602,8 +860,11 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 2
 
     sdk = _sdk()
+    if shape and backend.shape_name == "tool":
+        log(f"--shape {shape} ignored: {backend.display} is a tool, not a handler function")
+    kind = "" if backend.shape_name == "tool" else f" handler of shape {backend.shape_name}"
     log(
-        f"serving {backend.display} ({backend.class_name}, {'async' if backend.is_async else 'sync'}) on {memories}; "
+        f"serving {backend.display} ({backend.class_name}, {'async' if backend.is_async else 'sync'}{kind}) on {memories}; "
         f"anthropic {sdk.version or 'not installed'}; runner helpers: {sdk.helpers_from}"
     )
     try:

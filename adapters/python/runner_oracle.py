@@ -39,11 +39,33 @@ def _assistant_reply(tool_input: object, n: int) -> dict:
     }
 
 
+def _as_sdk_tool(handler: "memspec_adapter.FunctionTool") -> object:
+    """An input-shape handler function as an application hands it to the runner: a memory tool
+    whose call(input) is the function (its command methods never run)."""
+    from anthropic.lib.tools import BetaAbstractMemoryTool, BetaAsyncAbstractMemoryTool
+
+    if handler.shape != "input":
+        raise SystemExit("runner_oracle.py: a tool_use-shape handler builds its tool_result itself; no runner runs it")
+    base = BetaAsyncAbstractMemoryTool if handler.is_async else BetaAbstractMemoryTool
+    fn = handler.fn
+
+    def unused(self, command):
+        raise NotImplementedError
+
+    def call(self, tool_input):
+        return fn(tool_input)
+
+    methods = {name: unused for name in base.__abstractmethods__}
+    return type("HandlerAsMemoryTool", (base,), {**methods, "call": call})()
+
+
 def main() -> int:
     args = memspec_adapter.parse_args(sys.argv[1:])
     base, memories = memspec_adapter.resolve_paths(args)
-    backend = memspec_adapter.Backend(args.target, base, memories)
+    backend = memspec_adapter.Backend(args.target, base, memories, memspec_adapter.resolve_shape(args))
     tool = backend.tool
+    if isinstance(tool, memspec_adapter.FunctionTool):
+        tool = _as_sdk_tool(tool)
     pending: list[dict] = []
 
     def handler(request: httpx.Request) -> httpx.Response:

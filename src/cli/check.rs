@@ -23,13 +23,16 @@ use memspec::suite::case::Level;
 /// interpreter. Flattened into `check` (and, later, any command taking one `--backend`).
 #[derive(Debug, clap::Args)]
 pub(crate) struct AdapterArgs {
-    /// A Python backend, `FILE.py:Class` (or `FILE.py`, `module:Attr`, `anthropic-local-fs`),
-    /// served by the adapter built into memspec: the same as `--backend 'PYTHON
-    /// adapters/python/memspec_adapter.py TARGET --base {base}'` in a clone.
+    /// A Python backend, `FILE.py:Attr` (or `FILE.py`, `module:Attr`, `anthropic-local-fs`): a
+    /// memory-tool class or instance, a factory, or a plain handler function (`handle(input) ->
+    /// str`, async too, or `handle(tool_use) -> tool_result`; `MEMSPEC_SHAPE=input|tool_use`
+    /// forces the shape), served by the adapter built into memspec: the same as `--backend
+    /// 'PYTHON adapters/python/memspec_adapter.py TARGET --base {base}'` in a clone.
     #[arg(long, value_name = "FILE.py:CLASS", conflicts_with_all = ["backend", "node"])]
     pub(crate) python: Option<String>,
-    /// A JavaScript/TypeScript backend, `FILE.mjs:export` (a `betaMemoryTool`, a handlers object
-    /// or a factory; or `anthropic-local-fs`), served by the adapter built into memspec.
+    /// A JavaScript/TypeScript backend, `FILE.mjs:export` (a `betaMemoryTool`, a handlers object,
+    /// a factory, or a plain handler function taking the input or the `tool_use` block; or
+    /// `anthropic-local-fs`), served by the adapter built into memspec.
     #[arg(long, value_name = "FILE.mjs:EXPORT", conflicts_with = "backend")]
     pub(crate) node: Option<String>,
     /// The Python that runs `--python` [default: $VIRTUAL_ENV/bin/python in an active venv,

@@ -2,6 +2,7 @@
 
 mod check;
 mod fuzz;
+mod handlers;
 mod judge;
 mod layers;
 mod packaging;
