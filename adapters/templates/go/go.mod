@@ -1,0 +1,3 @@
+module memspec-template
+
+go 1.19
