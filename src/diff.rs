@@ -45,16 +45,20 @@ impl DiffLine {
 
 /// The escape a character is shown as wherever text from a transcript or a backend reaches a
 /// terminal or a log, when it must not be sent as is: NUL as `\0`, the other C0 controls and DEL
-/// as `\xNN` (ESC is `\x1b`), C1 controls and the bidirectional overrides (which reorder what is
-/// shown around them) as `\u{NNNN}`. One table for the reports and the TUI.
+/// as `\xNN` (ESC is `\x1b`), C1 controls, the bidirectional marks and overrides (which reorder
+/// what is shown around them), zero-width and other invisible characters, and the line and
+/// paragraph separators as `\u{NNNN}`. One table for every report format and the TUI.
 pub fn escape_control(c: char) -> Option<String> {
     match c {
         '\0' => Some("\\0".to_string()),
         c if u32::from(c) < 0x20 || c == '\x7f' => Some(format!("\\x{:02x}", u32::from(c))),
         c if c.is_control() => Some(format!("\\u{{{:x}}}", u32::from(c))),
-        '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {
-            Some(format!("\\u{{{:x}}}", u32::from(c)))
-        }
+        '\u{061c}'
+        | '\u{200b}'..='\u{200f}'
+        | '\u{2028}'..='\u{202e}'
+        | '\u{2060}'..='\u{2064}'
+        | '\u{2066}'..='\u{2069}'
+        | '\u{feff}' => Some(format!("\\u{{{:x}}}", u32::from(c))),
         _ => None,
     }
 }

@@ -289,6 +289,7 @@ pub fn check(
         elapsed: started.elapsed(),
         workers,
         notes,
+        rerun: None,
     })
 }
 

@@ -194,14 +194,7 @@ pub(crate) enum SpecAction {
     },
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub(crate) enum Format {
-    Human,
-    Json,
-    Junit,
-    Tap,
-    Markdown,
-}
+pub(crate) use memspec::report::Format;
 
 /// `--timeout` when not given, in seconds.
 const DEFAULT_TIMEOUT: f64 = 10.0;
@@ -271,6 +264,8 @@ pub(crate) struct CheckArgs {
     /// Write the report to this file instead of stdout (its summary still goes to stderr).
     #[arg(long, short)]
     pub(crate) output: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) reports: super::reports::ReportFiles,
     /// Also append the Markdown report to this file, whatever --format is: one run gives the
     /// JUnit file and the job summary (`--append-markdown "$GITHUB_STEP_SUMMARY"`, appended to
     /// as GitHub expects, after the other steps' text).
@@ -359,6 +354,9 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
             return code;
         }
     }
+    if let Err(code) = args.reports.check_paths() {
+        return code;
+    }
     let defaults = RunOptions::default();
     let config = CheckConfig {
         backend,
@@ -436,20 +434,15 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
         }
     };
     bar.finish_and_clear();
-    let text = match args.format {
-        Format::Human => human::render(
-            &report,
-            &loaded.spec,
-            human::Detail {
-                verbose: args.verbose,
-                show_info: args.show_info,
-            },
-        ),
-        Format::Json => report::formats::json(&report),
-        Format::Junit => report::formats::junit(&report),
-        Format::Tap => report::formats::tap(&report),
-        Format::Markdown => report::formats::markdown(&report),
+    let render = report::Render {
+        verbose: args.verbose,
+        show_info: args.show_info,
+        full_texts: args.reports.full_texts,
     };
+    let text = report::render(&report, &loaded.spec, args.format, render);
+    if let Err(code) = args.reports.write(&report, &loaded.spec, render) {
+        return code;
+    }
     let written = match &args.output {
         Some(path) => std::fs::write(path, &text).map(|()| {
             // Keep the summary on the terminal when the report goes to a file; the cases are
@@ -466,7 +459,10 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
         return write_failed(&what, &e);
     }
     if let Some(path) = &args.append_markdown
-        && let Err(e) = append(path, &report::formats::markdown(&report))
+        && let Err(e) = append(
+            path,
+            &report::render(&report, &loaded.spec, Format::Markdown, render),
+        )
     {
         return write_failed(&format!("the Markdown report to {}", path.display()), &e);
     }

@@ -14,7 +14,6 @@ use super::{
     write_failed,
 };
 use memspec::fuzz::{self, Budget, FuzzError, FuzzOptions, report};
-use memspec::report::formats;
 use memspec::spec::Spec;
 
 /// `--time` when neither it nor `--steps` is given, in seconds.
@@ -68,6 +67,8 @@ pub(crate) struct FuzzArgs {
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub(crate) format: Format,
     #[command(flatten)]
+    pub(crate) reports: super::reports::ReportFiles,
+    #[command(flatten)]
     pub(crate) dirs: Dirs,
 }
 
@@ -79,6 +80,9 @@ pub(crate) fn run_fuzz(args: &FuzzArgs) -> ExitCode {
         Ok(spec) => spec,
         Err(e) => return fail(EXIT_USAGE, &e),
     };
+    if let Err(code) = args.reports.check_paths() {
+        return code;
+    }
     let (backend, _adapters) =
         match args
             .adapters
@@ -152,18 +156,23 @@ pub(crate) fn run_fuzz(args: &FuzzArgs) -> ExitCode {
     if args.keep_going {
         rerun_args.push("--keep-going".to_string());
     }
-    let text = match args.format {
-        Format::Human => report::human(&fuzzed, &confirmed, &report::rerun(&rerun_args, &fuzzed)),
-        other => {
-            let as_report = report::as_report(&fuzzed, backend_args);
-            match other {
-                Format::Json => formats::json(&as_report),
-                Format::Junit => formats::junit(&as_report),
-                Format::Tap => formats::tap(&as_report),
-                Format::Markdown | Format::Human => formats::markdown(&as_report),
-            }
-        }
+    // Every format but fuzz's own human summary is the check report of the kept cases.
+    let as_report = report::as_report(&fuzzed, backend_args);
+    let render = memspec::report::Render {
+        full_texts: args.reports.full_texts,
+        ..memspec::report::Render::default()
     };
+    let text = match args.format {
+        Format::Human => memspec::report::text::for_display(&report::human(
+            &fuzzed,
+            &confirmed,
+            &report::rerun(&rerun_args, &fuzzed),
+        )),
+        other => memspec::report::render(&as_report, &spec, other, render),
+    };
+    if let Err(code) = args.reports.write(&as_report, &spec, render) {
+        return code;
+    }
     if let Err(e) = print_out(&text) {
         return write_failed(&"the report", &e);
     }

@@ -20,6 +20,7 @@ mod check;
 mod fuzz;
 mod reference;
 mod replay;
+mod reports;
 
 use std::fmt::Display;
 use std::io::{self, Write};

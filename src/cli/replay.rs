@@ -90,6 +90,38 @@ pub(crate) struct ReplayArgs {
     /// or either (with --check, any change fails).
     #[arg(long, value_enum, default_value_t = FailOnArg::Backend)]
     pub(crate) fail_on: FailOnArg,
+    /// Report files, as `check` writes them (one result per memory call), with --report or
+    /// --check.
+    #[command(flatten)]
+    pub(crate) reports: super::reports::ReportFiles,
+}
+
+/// The command line that replays the same transcript on the same backend again.
+fn rerun(args: &ReplayArgs) -> String {
+    let mut words = vec![
+        "memspec".to_string(),
+        "replay".to_string(),
+        args.transcript.display().to_string(),
+        if args.check { "--check" } else { "--report" }.to_string(),
+    ];
+    if let Some(backend) = &args.backend {
+        words.extend(["--backend".to_string(), backend.clone()]);
+    }
+    words.extend(args.adapters.repro());
+    if args.not_on_folder {
+        words.push("--not-on-folder".to_string());
+    }
+    if let Some(seed) = &args.seed {
+        words.extend(["--seed".to_string(), seed.display().to_string()]);
+    }
+    if let Some(revision) = args.revision {
+        words.extend(["--revision".to_string(), revision.to_string()]);
+    }
+    words
+        .iter()
+        .map(|word| memspec::report::shell_quote(word))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[derive(Debug, clap::Args)]
@@ -141,6 +173,9 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
             &"--timeout must be a positive number of seconds",
         );
     };
+    if let Err(code) = args.reports.check_paths() {
+        return code;
+    }
     let format = args.transcript_format;
     let transcript = match memspec::transcript::read(&args.transcript, format) {
         Ok(transcript) => transcript,
@@ -231,6 +266,15 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
     };
     if let Err(e) = print_out(&text) {
         return write_failed(&"the report", &e);
+    }
+    if let Some(spec) = &spec {
+        let as_report = report::as_report(&replayed, rerun(args));
+        if let Err(code) = args
+            .reports
+            .write(&as_report, spec, memspec::report::Render::default())
+        {
+            return code;
+        }
     }
     match replayed.conclusion_for(fail_on) {
         Conclusion::Same => ExitCode::SUCCESS,

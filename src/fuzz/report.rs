@@ -251,6 +251,19 @@ fn divergence_text(
     }
 }
 
+/// The kind of check that carries `harm` in a report's finding, so that its root cause is
+/// ranked as the fuzz judged it.
+fn check_of(harm: crate::judge::grade::Harm) -> crate::judge::grade::Check {
+    use crate::judge::grade::{Check, Harm};
+    match harm {
+        Harm::Escape => Check::Outside,
+        Harm::Loss => Check::Lost,
+        Harm::Content => Check::Effect,
+        Harm::Flag => Check::IsError,
+        Harm::Wording => Check::Text,
+    }
+}
+
 /// The run as a check report: one result per divergence (its shrunk calls, its finding), so that
 /// every format of `check` renders it.
 pub fn as_report(report: &FuzzReport, repro_args: Vec<String>) -> Report {
@@ -278,7 +291,7 @@ pub fn as_report(report: &FuzzReport, repro_args: Vec<String>) -> Report {
                 outcome,
                 reason: (outcome == Outcome::Error).then(|| found.message.clone()),
                 findings: vec![Finding {
-                    check: crate::judge::grade::Check::Text,
+                    check: check_of(found.harm),
                     level: found.level,
                     rule: found.rule.clone(),
                     step: Some(divergence.at_step),
@@ -323,5 +336,6 @@ pub fn as_report(report: &FuzzReport, repro_args: Vec<String>) -> Report {
             plural(report.sequences, "sequence", "sequences"),
             plural(report.steps, "step", "steps")
         )],
+        rerun: None,
     }
 }

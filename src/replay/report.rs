@@ -35,27 +35,7 @@ pub fn text(replay: &Replay, spec: Option<&Spec>, detail: Detail) -> String {
 /// transcript or the answers (NUL, ESC, every C0 and C1 control but newline and tab) are
 /// shown escaped: a CI log or a terminal must not act on them.
 pub fn text_for(replay: &Replay, spec: Option<&Spec>, detail: Detail, fail_on: FailOn) -> String {
-    escape_controls(&raw_text(replay, spec, detail, fail_on))
-}
-
-/// Every control character but newline and tab escaped as the TUI shows it
-/// ([`crate::diff::escape_control`]: `\x1b` for ESC, `\0` for NUL).
-pub fn escape_controls(text: &str) -> String {
-    let kept = |c: char| c == '\n' || c == '\t';
-    if !text
-        .chars()
-        .any(|c| !kept(c) && crate::diff::escape_control(c).is_some())
-    {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        match crate::diff::escape_control(c).filter(|_| !kept(c)) {
-            Some(escaped) => out.push_str(&escaped),
-            None => out.push(c),
-        }
-    }
-    out
+    crate::report::text::for_display(&raw_text(replay, spec, detail, fail_on))
 }
 
 fn raw_text(replay: &Replay, spec: Option<&Spec>, detail: Detail, fail_on: FailOn) -> String {
@@ -480,7 +460,115 @@ pub fn json_for(replay: &Replay, fail_on: FailOn) -> String {
             })
             .collect(),
     };
-    let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
-    text.push('\n');
-    text
+    let mut value = serde_json::to_value(&report).unwrap_or_default();
+    crate::report::text::bound_json(&mut value);
+    crate::report::text::json_text(&value)
+}
+
+/// The replay as a check report, so that every format of the one reporter renders it (JUnit,
+/// TAP, Markdown, HTML, JSON): one result per memory call (`step-N`, its command as the area),
+/// its findings the backend's divergences from the reference (with `--check`, its changes from
+/// the recording), each consequence marked with the step it follows from. `rerun` is the
+/// command that replays it again.
+pub fn as_report(replay: &Replay, rerun: String) -> crate::report::Report {
+    use crate::judge::grade::{CallRecord, CaseResult, Cause, Outcome, Phase};
+    let lane = if replay.check {
+        Pair::RecordedBackend
+    } else {
+        Pair::BackendReference
+    };
+    // The rule each step is about, for the steps that follow from it.
+    let headline = |step: usize| -> Option<crate::spec::RuleId> {
+        let verdict = &replay.steps.get(step.checked_sub(1)?)?.verdict;
+        verdict.headline().map(|d| d.finding.rule.clone())
+    };
+    let results = replay
+        .transcript
+        .calls
+        .iter()
+        .zip(&replay.steps)
+        .enumerate()
+        .filter(|(_, (call, _))| call.is_memory())
+        .map(|(index, (call, step))| {
+            let findings: Vec<crate::judge::grade::Finding> = step
+                .verdict
+                .divergences
+                .iter()
+                .filter(|d| d.pair == lane)
+                .map(|d| {
+                    let mut finding = d.finding.clone();
+                    finding.step = Some(0);
+                    finding.follows = d.cascade_of.and_then(|n| {
+                        Some(Cause {
+                            rule: headline(n)?,
+                            step: Some(n - 1),
+                        })
+                    });
+                    finding
+                })
+                .collect();
+            let outcome = match step.verdict.outcome {
+                // Differences above INFO in another lane (the recording's) are not the
+                // backend's: its outcome is its own findings'.
+                Outcome::Error => Outcome::Error,
+                _ => CaseResult::graded(&findings, false),
+            };
+            CaseResult {
+                id: format!("step-{}", index + 1),
+                area: call
+                    .input
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .unwrap_or("?")
+                    .to_string(),
+                title: call.summary(),
+                level: findings
+                    .iter()
+                    .map(|f| f.level)
+                    .max()
+                    .unwrap_or(crate::spec::Level::Info),
+                hostile: false,
+                rules: findings.iter().map(|f| f.rule.to_string()).collect(),
+                outcome,
+                reason: step
+                    .verdict
+                    .reason
+                    .clone()
+                    .filter(|_| outcome == Outcome::Error),
+                findings,
+                calls: vec![CallRecord {
+                    phase: Phase::Step,
+                    input: call.input.clone(),
+                    result: step.backend.as_ref().and_then(Answer::result).cloned(),
+                    error: match &step.backend {
+                        Some(Answer::Broke(why) | Answer::NotRun(why)) => Some(why.clone()),
+                        _ => None,
+                    },
+                    backend_time: std::time::Duration::from_micros(step.backend_micros),
+                }],
+                duration: std::time::Duration::from_micros(step.backend_micros),
+                start_time: std::time::Duration::ZERO,
+                baselined: None,
+                choices: Vec::new(),
+            }
+        })
+        .collect();
+    crate::report::Report {
+        backend: replay.backend.clone(),
+        revision: replay.revision,
+        repro_args: Vec::new(),
+        strict: false,
+        results,
+        baseline_problems: Vec::new(),
+        elapsed: replay.elapsed,
+        workers: 1,
+        notes: std::iter::once(format!(
+            "memspec replay {} ({})",
+            replay.transcript.source,
+            replay.transcript.format.describe()
+        ))
+        .chain(replay.planted.iter().cloned())
+        .collect(),
+        rerun: Some(rerun),
+    }
 }

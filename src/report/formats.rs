@@ -8,9 +8,10 @@ use super::{Report, Verdict};
 use crate::diff::{Glyphs, REPORT_DIFF_LINES, push_report_diff, thousands};
 use crate::judge::grade::{CaseResult, Outcome};
 
-/// The report as pretty JSON (results, findings, calls and the verdict).
-pub fn json(report: &Report) -> String {
-    let value = serde_json::json!({
+/// The report as pretty JSON (results, findings, calls and the verdict); texts over
+/// [`super::text::JSON_TEXT_LIMIT`] characters bounded unless `full_texts`.
+pub fn json(report: &Report, full_texts: bool) -> String {
+    let mut value = serde_json::json!({
         "memspec": env!("CARGO_PKG_VERSION"),
         "revision": report.revision,
         "verdict": report.verdict(),
@@ -22,10 +23,10 @@ pub fn json(report: &Report) -> String {
         "counts": report.counts().iter().map(|(o, n)| (o.as_str().to_string(), serde_json::Value::from(*n))).collect::<serde_json::Map<_, _>>(),
         "report": report,
     });
-    let mut text =
-        serde_json::to_string_pretty(&value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-    text.push('\n');
-    text
+    if !full_texts {
+        super::text::bound_json(&mut value);
+    }
+    super::text::json_text(&value)
 }
 
 /// The report as JUnit XML, one test case per case; failures and errors carry the diff,

@@ -474,7 +474,8 @@ fn summary(out: &mut String, report: &Report) {
 }
 
 /// `verdict: …`, with what the worst causes cost: the report's first and last line.
-fn verdict_line(report: &Report) -> String {
+/// The one-line verdict every human-facing format opens and closes with.
+pub(crate) fn verdict_line(report: &Report) -> String {
     let counts = report.counts();
     let count = |o: Outcome| counts.get(&o).copied().unwrap_or(0);
     let verdict = match report.verdict() {

@@ -1,8 +1,10 @@
 //! Reports of a run: the model shared by every format, and the verdict behind the exit code.
 
 pub mod formats;
+pub mod html;
 pub mod human;
 pub mod matrix;
+pub mod text;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -14,6 +16,57 @@ use crate::spec::{Revision, Spec};
 
 /// The fewest calls after which a backend that refused every one is said to refuse everything.
 pub const REFUSES_EVERYTHING_CALLS: usize = 10;
+
+/// A format a report is written in: every command writes every one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    /// For a person at a terminal: the verdict and root causes first and last.
+    Human,
+    /// Everything, for programs: results, findings, calls, root causes.
+    Json,
+    /// JUnit XML, for CI test reports.
+    Junit,
+    /// TAP 14.
+    Tap,
+    /// Markdown, for a CI job summary or a pull request comment.
+    Markdown,
+    /// One self-contained HTML file: failures first, filters, diffs.
+    Html,
+}
+
+/// How a report is rendered, beyond its format.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Render {
+    /// Every case, also those a baseline accepts (human).
+    pub verbose: bool,
+    /// Every INFO finding listed, not one line per rule (human).
+    pub show_info: bool,
+    /// JSON texts in full, however long (else bounded: head, tail, length, sha256).
+    pub full_texts: bool,
+}
+
+/// `report` in `format`: the one place a report is rendered, so that every format of every
+/// command escapes and bounds what a backend sent the same way ([`text`]).
+pub fn render(report: &Report, spec: &Spec, format: Format, options: Render) -> String {
+    let raw = match format {
+        Format::Json => return formats::json(report, options.full_texts),
+        Format::Human => human::render(
+            report,
+            spec,
+            human::Detail {
+                verbose: options.verbose,
+                show_info: options.show_info,
+            },
+        ),
+        Format::Junit => formats::junit(report),
+        Format::Tap => formats::tap(report),
+        Format::Markdown => formats::markdown(report),
+        // The HTML writer escapes and bounds each text itself, inside its markup.
+        Format::Html => return html::render(report, spec),
+    };
+    text::for_display(&raw)
+}
 
 /// Everything a report shows.
 #[derive(Debug, Clone, Serialize)]
@@ -38,6 +91,9 @@ pub struct Report {
     /// How the run went that is no case's result (one process per case, and why).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The command that reruns any result, when it is not `check --case ID` (a replay's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rerun: Option<String>,
 }
 
 /// What the exit code says.
@@ -213,6 +269,9 @@ impl Report {
 
     /// A command that reruns one case verbosely.
     pub fn repro(&self, case_id: &str) -> String {
+        if let Some(rerun) = &self.rerun {
+            return rerun.clone();
+        }
         let mut command = String::from("memspec check");
         for arg in &self.repro_args {
             command.push(' ');

@@ -56,9 +56,16 @@ fn each_handler_shape_passes_strict_through_its_flag() {
             .arg(&target)
             .env_remove("MEMSPEC_EXAMPLE_BUG");
         let run = run_command(&mut command);
-        assert_eq!(run.code, 0, "{flag} {}: {}", target.display(), run.describe());
+        assert_eq!(
+            run.code,
+            0,
+            "{flag} {}: {}",
+            target.display(),
+            run.describe()
+        );
         assert!(
-            run.stdout.contains(" 0 failed, 0 warned,") && run.stdout.contains("verdict: conformant"),
+            run.stdout.contains(" 0 failed, 0 warned,")
+                && run.stdout.contains("verdict: conformant"),
             "{}",
             run.stdout
         );

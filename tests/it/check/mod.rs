@@ -12,6 +12,7 @@ mod hostile;
 mod independent;
 mod lineages;
 mod mechanics;
+mod outputs;
 mod reports;
 mod traps;
 
