@@ -1,6 +1,7 @@
 //! The single integration test binary. Each area of the project adds one `mod` line here.
 
 mod check;
+mod docs;
 mod fuzz;
 mod handlers;
 mod judge;

@@ -60,7 +60,7 @@ fn check(backend: &str, revision: Revision, baseline: &Path, extra: &[&str]) -> 
         .args(["check", "--backend", backend, "--revision", revision.id()])
         .arg("--baseline")
         .arg(baseline)
-        .args(["--format", "json"])
+        .args(["--format", "json", "--full-texts"])
         .args(extra);
     match command.output() {
         Ok(output) => output,
