@@ -20,6 +20,7 @@ pub mod builtin;
 pub mod check;
 pub mod diff;
 pub mod exec;
+pub mod exit;
 pub mod fuzz;
 pub mod judge;
 pub mod protocol;

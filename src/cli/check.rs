@@ -14,8 +14,9 @@ use super::{
 };
 use memspec::backend::BackendSpec;
 use memspec::backend::embedded::{self, AdapterDir, AdapterError, Language};
-use memspec::check::runner::{self, RunError, RunOptions, Selection};
-use memspec::check::{self, CheckConfig, CheckError};
+use memspec::check::runner::{self, RunOptions, Selection};
+use memspec::check::{self, CheckConfig};
+use memspec::exit::Classified;
 use memspec::report::{self, Verdict, human};
 use memspec::suite::case::Level;
 
@@ -414,23 +415,9 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
     };
     let report = match check::check(&config, &loaded, repro_args(args), &on_start, &progress) {
         Ok(report) => report,
-        Err(
-            e @ (CheckError::EmptySelection { .. }
-            | CheckError::Selection(_)
-            | CheckError::Baseline(_)
-            | CheckError::Spec(_)
-            | CheckError::Suite(_)),
-        ) => {
+        Err(e) => {
             bar.finish_and_clear();
-            return fail(EXIT_USAGE, &e);
-        }
-        Err(e @ CheckError::Run(RunError::Harness { .. })) => {
-            bar.finish_and_clear();
-            return fail(EXIT_INTERNAL, &e);
-        }
-        Err(e @ CheckError::Run(_)) => {
-            bar.finish_and_clear();
-            return fail(EXIT_BACKEND_BROKE, &e);
+            return fail(e.exit().code(), &e);
         }
     };
     bar.finish_and_clear();
@@ -594,13 +581,7 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
                 name,
                 results: report.results,
             }),
-            Err(e @ CheckError::Run(RunError::Harness { .. })) => {
-                return fail(EXIT_INTERNAL, &format!("{name}: {e}"));
-            }
-            Err(e @ CheckError::Run(_)) => {
-                return fail(EXIT_BACKEND_BROKE, &format!("{name}: {e}"));
-            }
-            Err(e) => return fail(EXIT_USAGE, &e),
+            Err(e) => return fail(e.exit().code(), &format!("{name}: {e}")),
         }
     }
     let matrix = report::matrix::Matrix::build(&columns, revision);

@@ -10,10 +10,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::check::{AdapterArgs, Format, clean_up_on_signals};
 use super::{
-    Dirs, EXIT_BACKEND_BROKE, EXIT_INTERNAL, EXIT_NOT_CONFORMANT, EXIT_USAGE, fail, print_out, say,
-    write_failed,
+    Dirs, EXIT_BACKEND_BROKE, EXIT_NOT_CONFORMANT, EXIT_USAGE, fail, print_out, say, write_failed,
 };
-use memspec::fuzz::{self, Budget, FuzzError, FuzzOptions, report};
+use memspec::exit::Classified;
+use memspec::fuzz::{self, Budget, FuzzOptions, report};
 use memspec::spec::Spec;
 
 /// `--time` when neither it nor `--steps` is given, in seconds.
@@ -132,9 +132,7 @@ pub(crate) fn run_fuzz(args: &FuzzArgs) -> ExitCode {
     bar.finish_and_clear();
     let fuzzed = match result {
         Ok(fuzzed) => fuzzed,
-        Err(e @ FuzzError::NeverStarted(_)) => return fail(EXIT_BACKEND_BROKE, &e),
-        Err(e @ FuzzError::Write { .. }) => return fail(EXIT_INTERNAL, &e),
-        Err(e) => return fail(EXIT_INTERNAL, &e),
+        Err(e) => return fail(e.exit().code(), &e),
     };
     let mut confirmed = Vec::new();
     for divergence in &fuzzed.divergences {

@@ -36,13 +36,13 @@ use fuzz::{FuzzArgs, run_fuzz};
 use reference::call;
 use replay::{RecordArgs, ReplayArgs, record, replay};
 
-pub(crate) const EXIT_NOT_CONFORMANT: u8 = 1;
+pub(crate) const EXIT_NOT_CONFORMANT: u8 = memspec::exit::Exit::NotConformant.code();
 
-pub(crate) const EXIT_USAGE: u8 = 2;
+pub(crate) const EXIT_USAGE: u8 = memspec::exit::Exit::Usage.code();
 
-pub(crate) const EXIT_BACKEND_BROKE: u8 = 3;
+pub(crate) const EXIT_BACKEND_BROKE: u8 = memspec::exit::Exit::BackendBroke.code();
 
-pub(crate) const EXIT_INTERNAL: u8 = 4;
+pub(crate) const EXIT_INTERNAL: u8 = memspec::exit::Exit::Internal.code();
 
 /// 128 + SIGPIPE. Rust ignores SIGPIPE, so a write to a closed pipe is an error rather than
 /// the signal a C tool would die of; exiting with the signal's code keeps `set -o pipefail`

@@ -1,5 +1,6 @@
 //! `replay` and `record`: transcripts and golden sessions from the command line.
 
+use memspec::exit::Classified;
 use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -224,12 +225,7 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
     bar.finish_and_clear();
     let replayed = match replayed {
         Ok(replayed) => replayed,
-        Err(e) if e.is_usage() => return fail(EXIT_USAGE, &e),
-        Err(
-            e @ (replay::ReplayError::NeverStarted { .. }
-            | replay::ReplayError::Start(replay::scratch::StartError::Tampered(_))),
-        ) => return fail(EXIT_BACKEND_BROKE, &e),
-        Err(e) => return fail(EXIT_INTERNAL, &e),
+        Err(e) => return fail(e.exit().code(), &e),
     };
     if interactive {
         let options = memspec::tui::Options {
@@ -284,7 +280,7 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
 }
 
 pub(crate) fn record(args: &RecordArgs) -> ExitCode {
-    use memspec::replay::record::{self, RecordError};
+    use memspec::replay::record;
     clean_up_on_signals();
     let Ok(timeout) = Duration::try_from_secs_f64(args.timeout) else {
         return fail(
@@ -318,17 +314,7 @@ pub(crate) fn record(args: &RecordArgs) -> ExitCode {
     );
     let session = match recorded {
         Ok(session) => session,
-        Err(e @ RecordError::Broke { .. }) => return fail(EXIT_BACKEND_BROKE, &e),
-        Err(
-            RecordError::Folder(e)
-            | RecordError::Start(memspec::replay::scratch::StartError::Seed(e)),
-        ) if e.is_usage() => return fail(EXIT_USAGE, &e),
-        Err(e @ RecordError::Start(memspec::replay::scratch::StartError::Tampered(_))) => {
-            return fail(EXIT_BACKEND_BROKE, &e);
-        }
-        Err(e @ (RecordError::Folder(_) | RecordError::Start(_))) => {
-            return fail(EXIT_INTERNAL, &e);
-        }
+        Err(e) => return fail(e.exit().code(), &e),
     };
     if let Err(e) = memspec::transcript::session::write(&args.output, &session) {
         return fail(EXIT_INTERNAL, &e);

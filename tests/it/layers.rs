@@ -79,6 +79,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "rng",
         ],
     ),
+    // Every error's exit class: above the commands whose errors it classifies.
+    ("exit", &["check", "replay", "fuzz"]),
     (
         "tui",
         &[

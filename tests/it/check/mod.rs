@@ -8,6 +8,7 @@
 
 mod broken;
 mod cli;
+mod exit_codes;
 mod hostile;
 mod independent;
 mod lineages;
