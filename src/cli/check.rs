@@ -436,6 +436,7 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
             // in the file, and repeating them would bury the verdict in a CI log.
             say_raw(&human::render_summary(&report));
         }),
+        None if args.format == Format::Human => super::print_human(&text),
         None => print_out(&text),
     };
     if let Err(e) = written {

@@ -171,7 +171,12 @@ pub(crate) fn run_fuzz(args: &FuzzArgs) -> ExitCode {
     if let Err(code) = args.reports.write(&as_report, &spec, render) {
         return code;
     }
-    if let Err(e) = print_out(&text) {
+    let printed = if args.format == Format::Human {
+        super::print_human(&text)
+    } else {
+        print_out(&text)
+    };
+    if let Err(e) = printed {
         return write_failed(&"the report", &e);
     }
     if fuzzed.broke {

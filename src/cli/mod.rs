@@ -74,8 +74,28 @@ pub(crate) fn at_least_one(text: &str) -> Result<usize, String> {
 #[derive(Debug, Parser)]
 #[command(name = "memspec", version, about)]
 pub(crate) struct Cli {
+    /// Colour in the human report on a terminal: `auto` (a terminal, and NO_COLOR unset),
+    /// `always` or `never`.
+    #[arg(long, value_enum, global = true, default_value_t = ColorArg::Auto)]
+    pub(crate) color: ColorArg,
     #[command(subcommand)]
     pub(crate) command: Command,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Prints a human report to stdout, styled ([`memspec::report::colour::paint`]) where `--color`
+/// and the terminal allow: anstream strips the styles on a pipe, a file, or with NO_COLOR.
+pub(crate) fn print_human(text: &str) -> io::Result<()> {
+    let mut out = anstream::stdout().lock();
+    out.write_all(memspec::report::colour::paint(text).as_bytes())?;
+    out.flush()
 }
 
 #[derive(Debug, Subcommand)]
@@ -223,6 +243,11 @@ pub(crate) fn write_failed(what: &dyn Display, error: &io::Error) -> ExitCode {
 /// Parses the command line and runs the command; the exit code follows the table above.
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
+    match cli.color {
+        ColorArg::Auto => {}
+        ColorArg::Always => anstream::ColorChoice::Always.write_global(),
+        ColorArg::Never => anstream::ColorChoice::Never.write_global(),
+    }
     match cli.command {
         Command::Check(args) => run_check(&args),
         Command::Serve { memories, revision } => {

@@ -260,7 +260,11 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
         ),
         ReplayFormat::Json => report::json_for(&replayed, fail_on),
     };
-    if let Err(e) = print_out(&text) {
+    let printed = match args.format {
+        ReplayFormat::Text => super::print_human(&text),
+        ReplayFormat::Json => print_out(&text),
+    };
+    if let Err(e) = printed {
         return write_failed(&"the report", &e);
     }
     if let Some(spec) = &spec {

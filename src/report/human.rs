@@ -204,6 +204,11 @@ fn case_block(
         accepted,
         result.title
     );
+    // The rerun command under the case's name, before its diffs: a long diff never pushes it
+    // off the screen that shows the case.
+    if !matches!(result.outcome, Outcome::Pass | Outcome::Skip) {
+        let _ = writeln!(out, "  rerun: {}", report.repro(&result.id));
+    }
     if let Some(reason) = &result.reason {
         let _ = writeln!(out, "  reason: {reason}");
     }
@@ -306,9 +311,6 @@ fn case_block(
                 let _ = writeln!(out, "    backend error: {error}");
             }
         }
-    }
-    if !matches!(result.outcome, Outcome::Pass | Outcome::Skip) {
-        let _ = writeln!(out, "  rerun: {}", report.repro(&result.id));
     }
     out.push('\n');
 }

@@ -1,5 +1,6 @@
 //! Reports of a run: the model shared by every format, and the verdict behind the exit code.
 
+pub mod colour;
 pub mod formats;
 pub mod html;
 pub mod human;

@@ -267,3 +267,37 @@ fn the_html_report_opens_in_a_browser_failures_first_and_filters_work() {
     assert!(counted > 10, "view-range passes shown: {counted}");
     assert_eq!(shown, counted);
 }
+
+#[test]
+fn colour_follows_the_flag_and_no_color() {
+    let run_with = |color: &str, no_color: bool| {
+        let mut command = memspec();
+        command.args([
+            "check",
+            "--no-recheck",
+            "--case",
+            "delete.root",
+            "--color",
+            color,
+        ]);
+        command.args(["--backend", &backend("delete_root")]);
+        if no_color {
+            command.env("NO_COLOR", "1");
+        }
+        run_command(&mut command).stdout
+    };
+    let always = run_with("always", true);
+    assert!(
+        always.contains("\u{1b}[1m\u{1b}[31mverdict: NOT conformant"),
+        "{always}"
+    );
+    // A pipe, `never`, or NO_COLOR: plain text, whatever else is asked.
+    for (color, no_color) in [("auto", false), ("never", false), ("auto", true)] {
+        let text = run_with(color, no_color);
+        assert!(text.starts_with("verdict: NOT conformant"), "{text}");
+        assert!(
+            !text.contains('\u{1b}'),
+            "--color {color}, NO_COLOR {no_color}"
+        );
+    }
+}
