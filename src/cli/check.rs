@@ -150,7 +150,7 @@ pub(crate) struct MatrixArgs {
     #[arg(short, long, value_parser = super::at_least_one)]
     pub(crate) jobs: Option<usize>,
     /// Per-call timeout in seconds.
-    #[arg(long, default_value_t = 10.0, value_parser = super::positive_seconds)]
+    #[arg(long, default_value_t = super::DEFAULT_TIMEOUT, value_parser = super::positive_seconds)]
     pub(crate) timeout: f64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = MatrixFormat::Markdown)]
@@ -197,9 +197,6 @@ pub(crate) enum SpecAction {
 
 pub(crate) use memspec::report::Format;
 
-/// `--timeout` when not given, in seconds.
-const DEFAULT_TIMEOUT: f64 = 10.0;
-
 /// `--startup-timeout` when not given, in seconds.
 const DEFAULT_STARTUP_TIMEOUT: f64 = 30.0;
 
@@ -208,16 +205,8 @@ const DEFAULT_CASE_BUDGET: f64 = runner::DEFAULT_CASE_BUDGET.as_secs_f64();
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct CheckArgs {
-    /// Backend command speaking protocol v1; `{memories}` and `{base}` become the sandbox paths.
-    /// Without it (and without --python or --node), the built-in reference runs in process.
-    #[arg(long)]
-    pub(crate) backend: Option<String>,
     #[command(flatten)]
-    pub(crate) adapters: AdapterArgs,
-    /// Declare that the backend does not store memories in the given folder: cases needing
-    /// filesystem fixtures are skipped and effects are not checked.
-    #[arg(long)]
-    pub(crate) not_on_folder: bool,
+    pub(crate) target: super::BackendArgs,
     /// Run only cases whose id matches (`*` wildcard); repeatable.
     #[arg(long = "case", value_name = "PATTERN")]
     pub(crate) cases_selected: Vec<String>,
@@ -246,9 +235,6 @@ pub(crate) struct CheckArgs {
     /// as `race.*` results under the `concurrency.*` rules (SHOULD).
     #[arg(long, default_value_t = 1, value_parser = super::at_least_one)]
     pub(crate) clients: usize,
-    /// Per-call timeout in seconds.
-    #[arg(long, default_value_t = DEFAULT_TIMEOUT, value_parser = super::positive_seconds)]
-    pub(crate) timeout: f64,
     /// Seconds added to the first call of each backend process, for it to start.
     #[arg(long, default_value_t = DEFAULT_STARTUP_TIMEOUT)]
     pub(crate) startup_timeout: f64,
@@ -324,15 +310,15 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
     let (spec_source, cases_source) = args.dirs.resolve();
     let revision = args.dirs.revision();
     // `_adapters` holds the embedded adapter's folder until the run is over.
-    let (backend, _adapters) =
-        match args
-            .adapters
-            .resolve(args.backend.as_deref(), args.not_on_folder, revision)
-        {
-            Ok(resolved) => resolved,
-            Err(code) => return code,
-        };
-    let Ok(timeout) = Duration::try_from_secs_f64(args.timeout) else {
+    let (backend, _adapters) = match args.target.adapters.resolve(
+        args.target.backend.as_deref(),
+        args.target.not_on_folder,
+        revision,
+    ) {
+        Ok(resolved) => resolved,
+        Err(code) => return code,
+    };
+    let Ok(timeout) = Duration::try_from_secs_f64(args.target.timeout) else {
         return fail(
             EXIT_USAGE,
             &"--timeout must be a positive number of seconds",
@@ -619,11 +605,11 @@ fn append(path: &std::path::Path, text: &str) -> io::Result<()> {
 /// The arguments that select the same backend and suite again, for the rerun command.
 pub(crate) fn repro_args(args: &CheckArgs) -> Vec<String> {
     let mut repro = Vec::new();
-    if let Some(backend) = &args.backend {
+    if let Some(backend) = &args.target.backend {
         repro.extend(["--backend".to_string(), backend.clone()]);
     }
-    repro.extend(args.adapters.repro());
-    if args.not_on_folder {
+    repro.extend(args.target.adapters.repro());
+    if args.target.not_on_folder {
         repro.push("--not-on-folder".to_string());
     }
     for (flag, dir) in [("--cases", &args.dirs.cases), ("--spec", &args.dirs.spec)] {
@@ -640,7 +626,7 @@ pub(crate) fn repro_args(args: &CheckArgs) -> Vec<String> {
     // A slow backend's case reruns only with the time it was given: without them, the rerun
     // times out where the run did not (or the other way round).
     for (flag, value, default) in [
-        ("--timeout", args.timeout, DEFAULT_TIMEOUT),
+        ("--timeout", args.target.timeout, super::DEFAULT_TIMEOUT),
         (
             "--startup-timeout",
             args.startup_timeout,

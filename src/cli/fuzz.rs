@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::check::{AdapterArgs, Format, clean_up_on_signals};
+use super::check::{Format, clean_up_on_signals};
 use super::{
     Dirs, EXIT_BACKEND_BROKE, EXIT_NOT_CONFORMANT, EXIT_USAGE, fail, print_out, say, write_failed,
 };
@@ -21,17 +21,8 @@ const DEFAULT_TIME: f64 = 60.0;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct FuzzArgs {
-    /// Backend command speaking protocol v1; `{memories}` and `{base}` become the sandbox paths.
-    /// Without it (and without --python or --node), the built-in reference runs (and finds
-    /// nothing: it is what the backend is compared with).
-    #[arg(long)]
-    pub(crate) backend: Option<String>,
     #[command(flatten)]
-    pub(crate) adapters: AdapterArgs,
-    /// Declare that the backend does not store memories in the given folder (a database, a
-    /// key-value store): its state is then observed through the tool only.
-    #[arg(long)]
-    pub(crate) not_on_folder: bool,
+    pub(crate) target: super::BackendArgs,
     /// The run's seed: the same seed makes the same sequences [default: from the clock, printed].
     #[arg(long)]
     pub(crate) seed: Option<u64>,
@@ -60,9 +51,6 @@ pub(crate) struct FuzzArgs {
     /// transcript (`<id>.jsonl`, for `replay`).
     #[arg(long, short = 'o', value_name = "DIR")]
     pub(crate) output: Option<PathBuf>,
-    /// Per-call timeout in seconds.
-    #[arg(long, default_value_t = 10.0, value_parser = super::positive_seconds)]
-    pub(crate) timeout: f64,
     /// Report format (human on stdout; the others as `check` writes them).
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub(crate) format: Format,
@@ -83,14 +71,14 @@ pub(crate) fn run_fuzz(args: &FuzzArgs) -> ExitCode {
     if let Err(code) = args.reports.check_paths() {
         return code;
     }
-    let (backend, _adapters) =
-        match args
-            .adapters
-            .resolve(args.backend.as_deref(), args.not_on_folder, revision)
-        {
-            Ok(resolved) => resolved,
-            Err(code) => return code,
-        };
+    let (backend, _adapters) = match args.target.adapters.resolve(
+        args.target.backend.as_deref(),
+        args.target.not_on_folder,
+        revision,
+    ) {
+        Ok(resolved) => resolved,
+        Err(code) => return code,
+    };
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -104,7 +92,7 @@ pub(crate) fn run_fuzz(args: &FuzzArgs) -> ExitCode {
         backend: backend.clone(),
         seed,
         budget,
-        timeout: Duration::from_secs_f64(args.timeout),
+        timeout: Duration::from_secs_f64(args.target.timeout),
         jobs: args.jobs,
         clients: args.clients,
         keep_going: args.keep_going,
@@ -191,11 +179,11 @@ pub(crate) fn run_fuzz(args: &FuzzArgs) -> ExitCode {
 /// The flags that select the same backend again.
 fn backend_args(args: &FuzzArgs) -> Vec<String> {
     let mut out = Vec::new();
-    if let Some(backend) = &args.backend {
+    if let Some(backend) = &args.target.backend {
         out.extend(["--backend".to_string(), backend.clone()]);
     }
-    out.extend(args.adapters.repro());
-    if args.not_on_folder {
+    out.extend(args.target.adapters.repro());
+    if args.target.not_on_folder {
         out.push("--not-on-folder".to_string());
     }
     out

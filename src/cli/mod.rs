@@ -82,6 +82,29 @@ pub(crate) struct Cli {
     pub(crate) command: Command,
 }
 
+/// The backend under test and how long a call may take: one group for `check`, `replay`,
+/// `record` and `fuzz`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct BackendArgs {
+    /// Backend command speaking protocol v1; `{memories}` and `{base}` become the sandbox paths.
+    /// Without it (and without --python or --node), the built-in reference runs in process.
+    #[arg(long)]
+    pub(crate) backend: Option<String>,
+    #[command(flatten)]
+    pub(crate) adapters: check::AdapterArgs,
+    /// Declare that the backend does not store memories in the given folder (a database, a
+    /// key-value store): its state is then read back through the tool only, and cases that
+    /// need files made on disk are skipped.
+    #[arg(long)]
+    pub(crate) not_on_folder: bool,
+    /// Per-call timeout in seconds.
+    #[arg(long, default_value_t = DEFAULT_TIMEOUT, value_parser = positive_seconds)]
+    pub(crate) timeout: f64,
+}
+
+/// `--timeout` when not given, in seconds.
+pub(crate) const DEFAULT_TIMEOUT: f64 = 10.0;
+
 /// `--color`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum ColorArg {

@@ -45,19 +45,11 @@ impl From<FailOnArg> for memspec::replay::FailOn {
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ReplayArgs {
+    #[command(flatten)]
+    pub(crate) target: super::BackendArgs,
     /// The transcript: a Messages API request body, a messages array, JSON Lines of messages,
     /// a request/response log, a memspec session (golden file) or JSON Lines of tool inputs.
     pub(crate) transcript: PathBuf,
-    /// Backend command speaking protocol v1; `{memories}` and `{base}` become the sandbox
-    /// paths. Without it, the built-in reference runs in process.
-    #[arg(long)]
-    pub(crate) backend: Option<String>,
-    #[command(flatten)]
-    pub(crate) adapters: super::check::AdapterArgs,
-    /// Declare that the backend does not store memories in the given folder (a database, a
-    /// key-value store): its state is then observed through the tool only.
-    #[arg(long)]
-    pub(crate) not_on_folder: bool,
     /// What both memory folders start with: a folder (copied, never changed), a seed
     /// description (JSON) or a golden file's seed [default: a golden transcript's own seed].
     #[arg(long)]
@@ -81,9 +73,6 @@ pub(crate) struct ReplayArgs {
     /// [default: a golden file's own revision, else ga-2026].
     #[arg(long, value_enum)]
     pub(crate) revision: Option<memspec::spec::Revision>,
-    /// Per-call timeout in seconds.
-    #[arg(long, default_value_t = 10.0, value_parser = super::positive_seconds)]
-    pub(crate) timeout: f64,
     /// In the report, show every step.
     #[arg(short, long)]
     pub(crate) verbose: bool,
@@ -105,11 +94,11 @@ fn rerun(args: &ReplayArgs) -> String {
         args.transcript.display().to_string(),
         if args.check { "--check" } else { "--report" }.to_string(),
     ];
-    if let Some(backend) = &args.backend {
+    if let Some(backend) = &args.target.backend {
         words.extend(["--backend".to_string(), backend.clone()]);
     }
-    words.extend(args.adapters.repro());
-    if args.not_on_folder {
+    words.extend(args.target.adapters.repro());
+    if args.target.not_on_folder {
         words.push("--not-on-folder".to_string());
     }
     if let Some(seed) = &args.seed {
@@ -127,20 +116,13 @@ fn rerun(args: &ReplayArgs) -> String {
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct RecordArgs {
+    #[command(flatten)]
+    pub(crate) target: super::BackendArgs,
     /// The calls to record: any transcript `memspec replay` reads, or JSON Lines of tool inputs.
     pub(crate) inputs: PathBuf,
     /// The golden session file to write (atomically).
     #[arg(long, short)]
     pub(crate) output: PathBuf,
-    /// Backend command speaking protocol v1 [default: the built-in reference].
-    #[arg(long)]
-    pub(crate) backend: Option<String>,
-    #[command(flatten)]
-    pub(crate) adapters: super::check::AdapterArgs,
-    /// Declare that the backend does not store memories in the given folder (a database, a
-    /// key-value store): its state is then observed through the tool only.
-    #[arg(long)]
-    pub(crate) not_on_folder: bool,
     /// What the memory folder starts with: a folder (copied), a seed description (JSON) or a
     /// golden file's seed; kept in the golden file as a description.
     #[arg(long)]
@@ -152,9 +134,6 @@ pub(crate) struct RecordArgs {
     /// [default: a golden file's own revision, else ga-2026].
     #[arg(long, value_enum)]
     pub(crate) revision: Option<memspec::spec::Revision>,
-    /// Per-call timeout in seconds.
-    #[arg(long, default_value_t = 10.0, value_parser = super::positive_seconds)]
-    pub(crate) timeout: f64,
 }
 
 pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
@@ -168,7 +147,7 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
     if !interactive {
         clean_up_on_signals();
     }
-    let Ok(timeout) = Duration::try_from_secs_f64(args.timeout) else {
+    let Ok(timeout) = Duration::try_from_secs_f64(args.target.timeout) else {
         return fail(
             EXIT_USAGE,
             &"--timeout must be a positive number of seconds",
@@ -202,14 +181,14 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
     let spec =
         memspec::spec::Spec::load_from(&memspec::builtin::default_sources().0, revision).ok();
     // The adapter's folder lives until the replay is over.
-    let (backend, _adapter) =
-        match args
-            .adapters
-            .resolve(args.backend.as_deref(), args.not_on_folder, revision)
-        {
-            Ok(resolved) => resolved,
-            Err(code) => return code,
-        };
+    let (backend, _adapter) = match args.target.adapters.resolve(
+        args.target.backend.as_deref(),
+        args.target.not_on_folder,
+        revision,
+    ) {
+        Ok(resolved) => resolved,
+        Err(code) => return code,
+    };
     let options = ReplayOptions {
         backend,
         seed: seed(args, transcript.session.as_ref()),
@@ -286,7 +265,7 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
 pub(crate) fn record(args: &RecordArgs) -> ExitCode {
     use memspec::replay::record;
     clean_up_on_signals();
-    let Ok(timeout) = Duration::try_from_secs_f64(args.timeout) else {
+    let Ok(timeout) = Duration::try_from_secs_f64(args.target.timeout) else {
         return fail(
             EXIT_USAGE,
             &"--timeout must be a positive number of seconds",
@@ -301,14 +280,14 @@ pub(crate) fn record(args: &RecordArgs) -> ExitCode {
         Err(e) => return fail(EXIT_USAGE, &e),
     };
     let revision = args.revision.unwrap_or_default();
-    let (backend, _adapter) =
-        match args
-            .adapters
-            .resolve(args.backend.as_deref(), args.not_on_folder, revision)
-        {
-            Ok(resolved) => resolved,
-            Err(code) => return code,
-        };
+    let (backend, _adapter) = match args.target.adapters.resolve(
+        args.target.backend.as_deref(),
+        args.target.not_on_folder,
+        revision,
+    ) {
+        Ok(resolved) => resolved,
+        Err(code) => return code,
+    };
     let recorded = record::record(
         &transcript,
         &backend,
