@@ -3,7 +3,7 @@
 use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::{Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -200,6 +200,9 @@ pub(crate) use memspec::report::Format;
 /// `--startup-timeout` when not given, in seconds.
 const DEFAULT_STARTUP_TIMEOUT: f64 = 30.0;
 
+/// How often a run that is not on a terminal says how far it got.
+const PROGRESS_EVERY: Duration = Duration::from_secs(30);
+
 /// `--case-budget` when not given, in seconds.
 const DEFAULT_CASE_BUDGET: f64 = runner::DEFAULT_CASE_BUDGET.as_secs_f64();
 
@@ -395,9 +398,29 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
             bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
         }
     };
+    // Off a terminal (a CI log) the bar is hidden: a plain line every PROGRESS_EVERY instead,
+    // so that a slow backend's run says it is alive in every format.
+    let plain =
+        (!io::stderr().is_terminal()).then(|| std::sync::Mutex::new((Instant::now(), 0usize)));
+    let started = Instant::now();
+    let total = config.selection.apply(&loaded.suite).len();
     let progress = |result: &memspec::judge::grade::CaseResult| {
         bar.inc(1);
         bar.set_message(result.id.clone());
+        if let Some(plain) = &plain
+            && let Ok(mut state) = plain.lock()
+        {
+            state.1 += 1;
+            if state.0.elapsed() >= PROGRESS_EVERY {
+                state.0 = Instant::now();
+                say(&format!(
+                    "{} of {total} cases done in {} s (last: {})",
+                    state.1,
+                    started.elapsed().as_secs(),
+                    result.id
+                ));
+            }
+        }
     };
     let report = match check::check(&config, &loaded, repro_args(args), &on_start, &progress) {
         Ok(report) => report,
