@@ -787,6 +787,9 @@ fn run_calls(
         );
         result.findings.extend(leaks);
         before.wrote(&input, answer.is_error);
+        if !answer.is_error {
+            verify_create(loaded, session, on_folder, i, &input, &mut before, result)?;
+        }
         let allowed = loaded.alternatives.get(i).and_then(Option::as_ref);
         if let Some(allowed) = allowed {
             result.choices.push(Choice {
@@ -852,6 +855,54 @@ fn check_effects(
     }
     let findings = effects::judge(effects, &witnessed, before, writes, on_folder);
     result.findings.extend(findings);
+    Ok(())
+}
+
+/// A step's successful `create` of a file that a later step edits is read back at once: a
+/// create that wrote the wrong bytes is then that step's fault, under `create.writes-file-text`,
+/// and what the edits leave follows from it (one fault, one root cause), instead of a wrong
+/// file graded under the edit's rule.
+fn verify_create(
+    loaded: &LoadedCase,
+    session: &mut Session,
+    on_folder: bool,
+    index: usize,
+    input: &Value,
+    before: &mut Before,
+    result: &mut CaseResult,
+) -> Result<(), Fault> {
+    let field = |name: &str| input.get(name).and_then(Value::as_str);
+    let (Some("create"), Some(path), Some(text)) =
+        (field("command"), field("path"), field("file_text"))
+    else {
+        return Ok(());
+    };
+    let edited_later = loaded.case.steps.iter().skip(index + 1).any(|step| {
+        matches!(
+            step.input.get("command").and_then(Value::as_str),
+            Some("str_replace" | "insert")
+        ) && step.input.get("path").and_then(Value::as_str) == Some(path)
+    });
+    // Through the tool a large file is read in pages; on a folder the disk reads it at once.
+    if !edited_later || (!on_folder && effects::large_write(input)) {
+        return Ok(());
+    }
+    let expect = EffectKind::FileText(text.to_string());
+    let seen = if on_folder {
+        disk::see(session.sandbox(), path, &expect)
+    } else {
+        read_back(session, path, &expect, result)?
+    };
+    if matches!(seen, Seen::Differs(_)) {
+        let message = format!("step {} created {path}, which should then be", index + 1);
+        if let Some(mut finding) =
+            effects::seen_finding(Check::Effect, &loaded.writes, message, &expect, seen)
+        {
+            finding.step = Some(index);
+            result.findings.push(finding);
+            before.create_fault(path, index);
+        }
+    }
     Ok(())
 }
 

@@ -20,8 +20,28 @@ pub struct Before {
     existed: BTreeSet<String>,
     renamed: Vec<String>,
     /// The paths whose last write in the steps is a `create` that answered success, with its
-    /// text (filled as the steps run).
+    /// text (filled as the steps run; a successful rename carries them along).
     created: BTreeMap<String, String>,
+    /// The paths whose step `create` was read back right after it and held other bytes, with
+    /// that step (0-based): what a later edit leaves there follows from it.
+    faulty: BTreeMap<String, usize>,
+}
+
+/// `map`'s entries at `from` or below it moved to `to`, and anything at `to` or below it gone.
+fn carry<T: Clone>(map: &mut BTreeMap<String, T>, from: &str, to: &str) {
+    let below = |path: &str, root: &str| {
+        path == root
+            || path
+                .strip_prefix(root)
+                .is_some_and(|rest| rest.starts_with('/'))
+    };
+    let moved: Vec<(String, T)> = map
+        .iter()
+        .filter(|(path, _)| below(path, from))
+        .map(|(path, value)| (format!("{to}{}", &path[from.len()..]), value.clone()))
+        .collect();
+    map.retain(|path, _| !below(path, from) && !below(path, to));
+    map.extend(moved);
 }
 
 impl Before {
@@ -32,6 +52,22 @@ impl Before {
             (Some("view"), ..) => {}
             (Some("create"), Some(path), Some(text)) if !is_error => {
                 self.created.insert(path.to_string(), text.to_string());
+                self.faulty.remove(path);
+            }
+            // A rename moves what a create wrote (and what it got wrong) along; a refused one
+            // moves nothing.
+            (Some("rename"), ..) => {
+                if let (false, Some(from), Some(to)) =
+                    (is_error, field("old_path"), field("new_path"))
+                {
+                    let (from, to) = (from.trim_end_matches('/'), to.trim_end_matches('/'));
+                    carry(&mut self.created, from, to);
+                    carry(&mut self.faulty, from, to);
+                }
+            }
+            // An edit changes the text, not what the create got wrong before it.
+            (Some("str_replace" | "insert"), Some(path), _) => {
+                self.created.remove(path);
             }
             // Any other call may change what a path holds.
             _ => {
@@ -76,7 +112,13 @@ impl Before {
             existed,
             renamed,
             created: BTreeMap::new(),
+            faulty: BTreeMap::new(),
         }
+    }
+
+    /// Notes that the `create` of step `step` wrote other bytes to `path` than it was given.
+    pub fn create_fault(&mut self, path: &str, step: usize) {
+        self.faulty.insert(path.to_string(), step);
     }
 
     /// The text a step's successful `create` wrote last to `path`, if that is its last write.
@@ -156,7 +198,19 @@ pub fn judge(
         } else {
             Check::Effect
         };
-        if let Some(finding) = seen_finding(check, graded, message, &effect.expect, seen.clone()) {
+        if let Some(mut finding) =
+            seen_finding(check, graded, message, &effect.expect, seen.clone())
+        {
+            // Edits of a file its create already got wrong leave a wrong file: that create's.
+            if check == Check::Effect
+                && matches!(seen, Seen::Differs(_))
+                && let Some(&step) = before.faulty.get(effect.path.trim_end_matches('/'))
+            {
+                finding.follows = Some(super::grade::Cause {
+                    rule: writes.rule.clone(),
+                    step: Some(step),
+                });
+            }
             findings.push(finding);
         }
     }
