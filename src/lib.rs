@@ -9,6 +9,7 @@
 //! - [`backend`]: backends under test and protocol v1 (JSON Lines over stdio).
 //! - [`replay`]: replaying a transcript against a backend and the reference, verdict per step.
 //! - [`report`]: reports of a run in every format, and the verdict.
+//! - [`schemas`]: the JSON Schemas of the case, spec and report files, from the types.
 //! - [`serve`]: the reference backend served over protocol v1.
 //! - [`spec`]: the spec's rules and the reference's decisions, as data.
 //! - [`suite`]: the declarative suite: cases, matching, grading, runner, baselines.
@@ -28,6 +29,7 @@ pub mod reference;
 pub mod replay;
 pub mod report;
 pub mod rng;
+pub mod schemas;
 pub mod serve;
 pub mod spec;
 pub mod suite;

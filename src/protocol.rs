@@ -4,13 +4,15 @@
 //! with `#[derive(Deserialize)]` so that every malformed input gets a precise, model-readable
 //! error message instead of a serde diagnostic.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// What a backend answers for one tool call: the text Claude sees and whether it is an error.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ToolResult {
     /// The `content` of the `tool_result` block, as text.
+    #[schemars(with = "crate::report::text::JsonText")]
     pub text: String,
     /// The `is_error` flag of the `tool_result` block.
     pub is_error: bool,

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -137,7 +138,7 @@ pub fn mark_follows(result: &mut CaseResult, step_inputs: &[&Value]) {
 }
 
 /// One root cause of a run: a rule broken by findings that follow no other.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct RootCause {
     /// The rule.
     pub rule: RuleId,
@@ -154,6 +155,7 @@ pub struct RootCause {
     /// The first case, in suite order.
     pub first_case: String,
     /// What its first finding said.
+    #[schemars(with = "crate::report::text::JsonText")]
     pub message: String,
     /// An escape, a leak or a host path shown ([`Harm::Escape`]): the security lane.
     pub security: bool,

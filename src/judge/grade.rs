@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -14,7 +15,9 @@ use crate::spec::{RuleId, known};
 use crate::suite::case::Level;
 
 /// A case's outcome, ordered from best to worst.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
     /// Not run, with a reason.
@@ -57,7 +60,7 @@ impl Outcome {
 }
 
 /// What kind of check a finding comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Check {
     /// A setup call returned an error.
@@ -89,7 +92,9 @@ pub enum Check {
 
 /// How much a fault costs the backend's user. Root causes are ranked by it, the worst first:
 /// an effect that costs memories is never filed under the flag or text that came with it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Harm {
     /// A text worded otherwise than the spec's.
@@ -137,7 +142,7 @@ pub fn worst<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> Option<&'a 
 }
 
 /// One check that did not hold.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Finding {
     /// Kind of check.
     pub check: Check,
@@ -149,12 +154,15 @@ pub struct Finding {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step: Option<usize>,
     /// One line saying what is wrong.
+    #[schemars(with = "crate::report::text::JsonText")]
     pub message: String,
     /// What was expected, verbatim.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<crate::report::text::JsonText>")]
     pub expected: Option<String>,
     /// What came back, verbatim.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<crate::report::text::JsonText>")]
     pub actual: Option<String>,
     /// The known dialect the text matched, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -171,7 +179,7 @@ pub struct Finding {
 }
 
 /// The finding another one follows from: its rule, and where it was made.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Cause {
     /// The rule it broke.
     pub rule: RuleId,
@@ -218,7 +226,7 @@ impl Finding {
 }
 
 /// Which part of a case a call belonged to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Phase {
     /// A setup call.
@@ -230,7 +238,7 @@ pub enum Phase {
 }
 
 /// One call made during a case.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CallRecord {
     /// Setup or step.
     pub phase: Phase,
@@ -241,14 +249,16 @@ pub struct CallRecord {
     pub result: Option<ToolResult>,
     /// How the backend broke, if it did.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<crate::report::text::JsonText>")]
     pub error: Option<String>,
-    /// Time spent waiting for the backend.
+    /// Time spent waiting for the backend, in microseconds.
     #[serde(with = "micros")]
+    #[schemars(with = "u64")]
     pub backend_time: Duration,
 }
 
 /// The result of one case.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CaseResult {
     /// Case id.
     pub id: String,
@@ -266,19 +276,23 @@ pub struct CaseResult {
     pub outcome: Outcome,
     /// Why it was skipped, or how the backend broke.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<crate::report::text::JsonText>")]
     pub reason: Option<String>,
     /// Checks that did not hold.
     pub findings: Vec<Finding>,
     /// Every call, in order.
     pub calls: Vec<CallRecord>,
-    /// Whole case, harness included.
+    /// Whole case, harness included, in microseconds.
     #[serde(with = "micros")]
+    #[schemars(with = "u64")]
     pub duration: Duration,
-    /// Time spent starting the backend or resetting it for this case.
+    /// Time spent starting the backend or resetting it for this case, in microseconds.
     #[serde(with = "micros", default)]
+    #[schemars(with = "u64")]
     pub start_time: Duration,
-    /// Set when the outcome is accepted by a baseline entry.
+    /// Set when the outcome is accepted by a baseline entry: the entry's reason.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<crate::report::text::JsonText>")]
     pub baselined: Option<String>,
     /// The steps on which the revision allows another outcome besides the expected one, and
     /// whether the backend took it.
@@ -289,7 +303,7 @@ pub struct CaseResult {
 /// A step on which the revision allows an outcome besides the expected one (GA: `create` may
 /// overwrite an existing file), and whether the backend took it. Reported (INFO), never a
 /// finding.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Choice {
     /// The rule that allows it.
     pub rule: RuleId,

@@ -14,13 +14,14 @@
 use std::sync::OnceLock;
 
 use regex::Regex;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::grade::{CaseResult, Finding, Outcome};
-use crate::builtin;
+use crate::{builtin, schemas};
 
 /// How much one matching finding says about a lineage.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Strength {
     /// Consistent with the lineage, and with others: explains findings of a lineage recognised
@@ -44,7 +45,7 @@ const SEEN_BYTES: usize = 16 * 1024;
 const SAMPLE_CHARS: usize = 72;
 
 /// One lineage recognised in a run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Lineage {
     /// Stable id (`python-sdk`).
     pub id: String,
@@ -65,7 +66,7 @@ pub struct Lineage {
 }
 
 /// A finding a lineage explains, for a report to quote.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Sample {
     /// The case (or replay step) it was found in.
     pub case: String,
@@ -141,34 +142,58 @@ enum Test {
     },
 }
 
-#[derive(Deserialize)]
+/// Implementations many backends in the wild descend from, each recognised by signatures in a
+/// backend's answers (`spec/lineages.json`). A report names a lineage once with the findings it
+/// explains; a lineage never changes a grade.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct RawFile {
-    #[serde(rename = "$comment", default)]
-    _comment: Option<String>,
-    lineages: Vec<RawLineage>,
+pub struct LineagesFile {
+    /// A remark for people.
+    #[serde(rename = "$comment")]
+    pub comment: Option<String>,
+    /// The lineages; ids are unique.
+    #[schemars(length(min = 1))]
+    pub lineages: Vec<RawLineage>,
 }
 
-#[derive(Deserialize)]
+/// One known lineage.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct RawLineage {
-    id: String,
-    name: String,
-    description: String,
-    source: String,
-    signatures: Vec<RawSignature>,
+#[schemars(rename = "Lineage")]
+pub struct RawLineage {
+    /// Stable id (`python-sdk`).
+    #[schemars(regex(pattern = schemas::SLUG))]
+    pub id: String,
+    /// Shown in reports.
+    #[schemars(length(min = 1))]
+    pub name: String,
+    /// What its wording is like.
+    pub description: String,
+    /// Where its strings come from.
+    pub source: String,
+    /// How it is recognised.
+    #[schemars(length(min = 1))]
+    pub signatures: Vec<RawSignature>,
 }
 
-#[derive(Deserialize)]
+/// One signature: a dialect the cases name, or a regex searched in a finding's actual text.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct RawSignature {
-    #[serde(default)]
-    dialect: Option<String>,
-    #[serde(default)]
-    regex: Option<String>,
-    #[serde(default)]
-    expected: Option<String>,
-    strength: Strength,
+#[schemars(extend("oneOf" = [
+    { "required": ["dialect"], "not": { "anyOf": [{ "required": ["regex"] }, { "required": ["expected"] }] } },
+    { "required": ["regex"], "not": { "required": ["dialect"] } }
+]))]
+#[schemars(rename = "Signature")]
+pub struct RawSignature {
+    /// A dialect name the cases give a finding's text.
+    pub dialect: Option<String>,
+    /// Searched in a finding's actual text (Rust regex syntax).
+    pub regex: Option<String>,
+    /// With `regex`: the finding's expected text must match it too.
+    pub expected: Option<String>,
+    /// `distinctive`: one matching finding recognises the lineage; `typical`: two are needed;
+    /// `supporting`: explains findings once recognised, never recognises.
+    pub strength: Strength,
 }
 
 impl LineageTable {
@@ -183,7 +208,7 @@ impl LineageTable {
 
     /// Parses a lineage file; errors name the lineage and the signature.
     pub fn parse(text: &str) -> Result<LineageTable, String> {
-        let raw: RawFile = serde_json::from_str(text).map_err(|e| format!("lineages: {e}"))?;
+        let raw: LineagesFile = serde_json::from_str(text).map_err(|e| format!("lineages: {e}"))?;
         let mut lineages: Vec<Known> = Vec::new();
         for lineage in raw.lineages {
             if lineages.iter().any(|l| l.id == lineage.id) {

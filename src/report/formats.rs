@@ -1,28 +1,76 @@
 //! Machine formats of a report: JSON, JUnit XML, TAP and Markdown.
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use quick_junit::{NonSuccessKind, Report as JunitReport, TestCase, TestCaseStatus, TestSuite};
+use schemars::JsonSchema;
+use serde::Serialize;
 
-use super::{Report, Verdict};
+use super::{AcceptedBreaks, ChoiceSummary, Report, Verdict};
 use crate::diff::{Glyphs, REPORT_DIFF_LINES, push_report_diff, thousands};
+use crate::judge::cascade::RootCause;
 use crate::judge::grade::{CaseResult, Outcome};
+use crate::judge::lineage::Lineage;
+use crate::spec::Revision;
 
-/// The report as pretty JSON (results, findings, calls and the verdict); texts over
-/// [`super::text::JSON_TEXT_LIMIT`] characters bounded unless `full_texts`.
+/// The JSON report of a run (`memspec check --format json`): the verdict and what it rests on
+/// first, then the whole [`Report`]. Every text longer than 4,096 characters, wherever it
+/// stands, is written as a bounded object `{head, tail, length, sha256}` unless the report was
+/// asked for `--full-texts`; the fields that carry a backend's texts (and the messages made from
+/// them) say so in their type (`JsonText`), the others (ids, names, the command line) are not
+/// that long.
+#[derive(Serialize, JsonSchema)]
+pub struct JsonReport<'a> {
+    /// The version of memspec that wrote it.
+    pub memspec: &'static str,
+    /// The revision of the page the run was judged by.
+    pub revision: Revision,
+    /// What the exit code says.
+    pub verdict: Verdict,
+    /// Per rule that allows another outcome, which one the backend took (INFO).
+    pub choices: Vec<ChoiceSummary>,
+    /// Failures and errors the baseline accepted, which alone would fail the run.
+    pub accepted_by_baseline: AcceptedBreaks,
+    /// The known lineages the backend's answers belong to, with the findings each explains.
+    pub lineages: Vec<Lineage>,
+    /// The rules broken by findings that follow no other, heaviest first.
+    pub root_causes: Vec<RootCause>,
+    /// When the backend answered every call of the run (at least 10) with an error: what the
+    /// first one said.
+    #[schemars(with = "Option<super::text::JsonText>")]
+    pub refuses_everything: Option<&'a str>,
+    /// Cases per outcome (those a baseline accepts under their outcome too); outcomes no case
+    /// had are left out.
+    #[schemars(schema_with = "crate::schemas::keyed_by::<Outcome, usize>")]
+    pub counts: BTreeMap<Outcome, usize>,
+    /// Everything the report shows: the run, and one result per case.
+    pub report: &'a Report,
+}
+
+impl<'a> JsonReport<'a> {
+    /// The JSON report of `report`.
+    pub fn of(report: &'a Report) -> JsonReport<'a> {
+        JsonReport {
+            memspec: env!("CARGO_PKG_VERSION"),
+            revision: report.revision,
+            verdict: report.verdict(),
+            choices: report.choices(),
+            accepted_by_baseline: report.accepted_breaks(),
+            lineages: report.lineages(),
+            root_causes: report.root_causes(),
+            refuses_everything: report.refuses_everything(),
+            counts: report.counts(),
+            report,
+        }
+    }
+}
+
+/// The report as pretty JSON ([`JsonReport`]); texts over [`super::text::JSON_TEXT_LIMIT`]
+/// characters bounded unless `full_texts`.
 pub fn json(report: &Report, full_texts: bool) -> String {
-    let mut value = serde_json::json!({
-        "memspec": env!("CARGO_PKG_VERSION"),
-        "revision": report.revision,
-        "verdict": report.verdict(),
-        "choices": report.choices(),
-        "accepted_by_baseline": report.accepted_breaks(),
-        "lineages": report.lineages(),
-        "root_causes": report.root_causes(),
-        "refuses_everything": report.refuses_everything(),
-        "counts": report.counts().iter().map(|(o, n)| (o.as_str().to_string(), serde_json::Value::from(*n))).collect::<serde_json::Map<_, _>>(),
-        "report": report,
-    });
+    let mut value = serde_json::to_value(JsonReport::of(report))
+        .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }));
     if !full_texts {
         super::text::bound_json(&mut value);
     }

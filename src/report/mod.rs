@@ -10,6 +10,7 @@ pub mod text;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::judge::grade::{CaseResult, Outcome, Phase};
@@ -70,7 +71,7 @@ pub fn render(report: &Report, spec: &Spec, format: Format, options: Render) -> 
 }
 
 /// Everything a report shows.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Report {
     /// The backend, as named on the command line.
     pub backend: String,
@@ -83,14 +84,17 @@ pub struct Report {
     /// One result per selected case, in suite order.
     pub results: Vec<CaseResult>,
     /// Baseline problems: stale entries, unknown cases, changed outcomes.
+    #[schemars(with = "Vec<crate::report::text::JsonText>")]
     pub baseline_problems: Vec<String>,
-    /// Wall-clock time of the run.
+    /// Wall-clock time of the run, in milliseconds.
     #[serde(serialize_with = "millis")]
+    #[schemars(with = "u64")]
     pub elapsed: Duration,
     /// Cases run at once: per-case times summed over them can exceed `elapsed`.
     pub workers: usize,
     /// How the run went that is no case's result (one process per case, and why).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(with = "Vec<crate::report::text::JsonText>")]
     pub notes: Vec<String>,
     /// The command that reruns any result, when it is not `check --case ID` (a replay's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -98,7 +102,7 @@ pub struct Report {
 }
 
 /// What the exit code says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Every selected case passed (or warned/informed without `--strict`), or was accepted.
@@ -110,7 +114,7 @@ pub enum Verdict {
 }
 
 /// Where the revision allows two outcomes of a step, which one the backend took over the run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ChoiceSummary {
     /// The rule that allows the other outcome (`create.may-overwrite`).
     pub rule: crate::spec::RuleId,
@@ -317,7 +321,7 @@ impl Report {
 
 /// Failed and broken cases a baseline accepts: a run matching it exits 0, but is conformant
 /// only with the baseline's say-so, and reports say so.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
 pub struct AcceptedBreaks {
     /// Accepted `fail` outcomes.
     pub failures: usize,

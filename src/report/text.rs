@@ -6,7 +6,9 @@
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Value};
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::Serialize;
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::diff::escape_control;
@@ -92,24 +94,55 @@ fn long(text: &str, limit: usize) -> bool {
     text.len() > limit && text.chars().nth(limit).is_some()
 }
 
-/// Every string in `value` longer than [`JSON_TEXT_LIMIT`] characters replaced by
-/// `{"head", "tail", "length", "sha256"}` (length in characters, hash of the whole text).
+/// A text of the JSON report too long to hold whole (over 4,096 characters,
+/// [`JSON_TEXT_LIMIT`]): its ends, its length and its hash. `--full-texts` writes the text
+/// instead.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct BoundedText {
+    /// The first 1,024 characters.
+    pub head: String,
+    /// The last 1,024 characters.
+    pub tail: String,
+    /// The whole text's length, in characters.
+    pub length: usize,
+    /// The SHA-256 of the whole text (UTF-8), in lower-case hex.
+    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
+    pub sha256: String,
+}
+
+/// The schema of a text of the JSON report: a string, or a [`BoundedText`] where the string was
+/// too long (see [`bound_json`]).
+pub struct JsonText;
+
+impl JsonSchema for JsonText {
+    fn schema_name() -> Cow<'static, str> {
+        "JsonText".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A text: a string, or, when it is longer than 4,096 characters and the report was not asked for --full-texts, its bounded form.",
+            "oneOf": [{ "type": "string" }, generator.subschema_for::<BoundedText>()],
+        })
+    }
+}
+
+/// Every string in `value` longer than [`JSON_TEXT_LIMIT`] characters replaced by its
+/// [`BoundedText`] (length in characters, hash of the whole text).
 pub fn bound_json(value: &mut Value) {
     match value {
         Value::String(text) if long(text, JSON_TEXT_LIMIT) => {
             let count = text.chars().count();
-            let mut bounded = Map::new();
-            bounded.insert(
-                "head".to_string(),
-                Value::String(text.chars().take(JSON_END).collect()),
-            );
-            bounded.insert(
-                "tail".to_string(),
-                Value::String(text.chars().skip(count - JSON_END).collect()),
-            );
-            bounded.insert("length".to_string(), Value::from(count));
-            bounded.insert("sha256".to_string(), Value::String(sha256_hex(text)));
-            *value = Value::Object(bounded);
+            let bounded = BoundedText {
+                head: text.chars().take(JSON_END).collect(),
+                tail: text.chars().skip(count - JSON_END).collect(),
+                length: count,
+                sha256: sha256_hex(text),
+            };
+            if let Ok(bounded) = serde_json::to_value(bounded) {
+                *value = bounded;
+            }
         }
         Value::Array(items) => items.iter_mut().for_each(bound_json),
         Value::Object(map) => map.values_mut().for_each(bound_json),

@@ -1,5 +1,6 @@
 //! How much a rule weighs: MUST, SHOULD or INFO.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Grading level of a rule or check (on the command line: `must`, `should`, `info`).
@@ -14,6 +15,7 @@ use serde::{Deserialize, Serialize};
     Hash,
     Serialize,
     Deserialize,
+    JsonSchema,
     clap::ValueEnum,
 )]
 pub enum Level {

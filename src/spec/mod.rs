@@ -6,13 +6,16 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::builtin::{self, Source};
 
+pub mod file;
 mod graded;
 mod level;
 mod revision;
+use file::{DecisionsFile, RawEntry, RawRule, RulesFile};
 pub use graded::{Always, Graded};
 pub use level::Level;
 pub use revision::{Revision, UnknownRevision};
@@ -352,20 +355,24 @@ pub struct Rule {
 }
 
 /// A revision of the page as `spec/rules.json` describes it.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RevisionInfo {
     /// `beta-2025`, `ga-2026`.
     pub id: Revision,
     /// One line.
     pub title: String,
     /// The page's address.
+    #[schemars(extend("format" = "uri"))]
     pub source: String,
     /// The stored copy the quotes were checked against.
     pub copy: String,
-    /// The first date the text was seen.
+    /// The first date the text was seen (YYYY-MM-DD).
+    #[schemars(extend("format" = "date"))]
     pub from: String,
-    /// The last date it was seen, if it was replaced.
+    /// The last date it was seen, if it was replaced (YYYY-MM-DD).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "date"))]
     pub until: Option<String>,
     /// What it is.
     pub note: String,
@@ -376,11 +383,14 @@ pub struct RevisionInfo {
 }
 
 /// A change of the page that no rule carries.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct PageChange {
     /// Its id in the revision note (`A4`, `B1`).
+    #[schemars(regex(pattern = crate::schemas::CHANGE_ID))]
     pub id: String,
     /// `client` (for the caller or the model) or `wording`.
+    #[schemars(extend("enum" = ["client", "wording"]))]
     pub kind: String,
     /// One line.
     pub title: String,
@@ -446,87 +456,6 @@ pub enum SpecError {
     /// `spec/rules.json` does not describe a revision memspec knows.
     #[error("spec/rules.json has no entry for revision {0} in `revisions`")]
     NoRevision(Revision),
-}
-
-#[derive(Deserialize)]
-struct RulesFile {
-    #[serde(default)]
-    revisions: Vec<RevisionInfo>,
-    rules: Vec<RawRule>,
-}
-
-#[derive(Deserialize)]
-struct RawRule {
-    id: String,
-    level: Level,
-    #[serde(default)]
-    section: String,
-    #[serde(default)]
-    text: String,
-    #[serde(default)]
-    summary: String,
-    #[serde(default)]
-    basis: String,
-    #[serde(default)]
-    note: String,
-    #[serde(default)]
-    change: Option<String>,
-    /// What differs in a revision: keyed by revision id.
-    #[serde(default, rename = "in")]
-    revisions: BTreeMap<String, RawEntry>,
-}
-
-/// How a rule differs in one revision: it is changed (any field given replaces the rule's own),
-/// it is graded `as` a decision (the revision left it open), or it is `absent` (with why).
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct RawEntry {
-    level: Option<Level>,
-    section: Option<String>,
-    text: Option<String>,
-    summary: Option<String>,
-    basis: Option<String>,
-    note: Option<String>,
-    change: Option<String>,
-    #[serde(rename = "as")]
-    graded_as: Option<String>,
-    absent: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct DecisionsFile {
-    decisions: Vec<RawDecision>,
-}
-
-#[derive(Deserialize)]
-struct RawDecision {
-    id: String,
-    #[serde(default = "info")]
-    level: Level,
-    #[serde(default)]
-    question: String,
-    decision: String,
-    #[serde(default)]
-    reason: String,
-    /// Revisions in which the page states what the decision settled, so that it is a rule there.
-    #[serde(default)]
-    retired_in: BTreeMap<String, RawRetirement>,
-    /// The revisions in which the reference decides it (default: every revision).
-    #[serde(default)]
-    revisions: Vec<Revision>,
-    /// The change of the revision note it answers (`A4`), if one.
-    #[serde(default)]
-    change: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct RawRetirement {
-    by: Vec<String>,
-    reason: String,
-}
-
-fn info() -> Level {
-    Level::Info
 }
 
 impl Spec {

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A revision of the memory tool's documentation page: the edition of the standard a run is
@@ -19,6 +20,7 @@ use serde::{Deserialize, Serialize};
     Default,
     Serialize,
     Deserialize,
+    JsonSchema,
     clap::ValueEnum,
 )]
 pub enum Revision {

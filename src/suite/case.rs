@@ -5,53 +5,67 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::spec::Revision;
+use crate::schemas::{self, NoEach, NoGenerator};
+use crate::spec::{Revision, RuleId};
 
-/// One `cases/<area>.json` file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// One `cases/<area>.json` file of the memspec conformance suite (see `cases/README.md`): the
+/// cases of one area, as written, with their `$each` elements.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CaseFile {
     /// Points at the JSON Schema, for editors.
     #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
     pub schema: Option<String>,
-    /// The area every case in the file belongs to (`view-file`, `create`, `paths`, ...).
+    /// The area every case in the file belongs to (`view-file`, `create`, `paths`, ...); case
+    /// ids start with it and a dot.
+    #[schemars(regex(pattern = schemas::SLUG))]
     pub area: String,
     /// What the area covers.
     #[serde(default)]
     pub description: String,
     /// The cases, in file order.
+    #[schemars(length(min = 1))]
     pub cases: Vec<Case>,
 }
 
 /// One case: fixtures, setup calls, steps with expectations, and effects.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Case {
     /// Stable slug, `area.what-it-checks`; never renumbered.
+    #[schemars(regex(pattern = schemas::CASE_ID))]
     pub id: String,
     /// One sentence: what the case checks.
+    #[schemars(length(min = 1))]
     pub title: String,
     /// Ids of the rules in `spec/` it checks; the first is the rule of every check that names
     /// none itself. A check's level is its rule's: levels live in `spec/` only.
+    #[schemars(with = "Vec<RuleId>", length(min = 1))]
     pub rules: Vec<String>,
     /// The revisions of the page the case applies to (default: every revision); a case of
     /// something only one revision says is not run under the other.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(min = 1), extend("uniqueItems" = true))]
     pub revisions: Vec<Revision>,
     /// Whether the case is an attack (counted separately; confinement checks are always run).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hostile: bool,
-    /// Files, folders and links made in the memories folder before the backend starts.
+    /// Files, folders and links made in the memories folder before the backend starts (a case
+    /// with fixtures is skipped for a backend that does not keep its memories in that folder).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fixtures: Vec<Fixture>,
     /// Tool calls run first; each must succeed (`is_error: false`), under its command's rule
-    /// unless it names another.
+    /// unless it names another. An element `{"$each": {"count": N, "item": CALL}}` stands for N
+    /// calls (see `EachSetupCall`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(with = "Vec<SetupElement>")]
     pub setup: Vec<SetupCall>,
-    /// The calls under test.
+    /// The calls under test, in order.
+    #[schemars(length(min = 1))]
     pub steps: Vec<Step>,
     /// Checks of the memories folder after the steps (filesystem backends only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -59,20 +73,103 @@ pub struct Case {
 }
 
 /// One setup call: a tool input, or a tool input with the rule under which it must succeed.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum SetupCall {
     /// `{"input": {...}, "rule": "decide.hidden-direct"}`: where a backend may refuse the call
     /// under a decision (a hidden name), the rule says so, and the case is then not checked.
     Ruled {
         /// The tool input.
+        #[schemars(schema_with = "tool_input")]
         input: Value,
         /// The rule that makes it succeed.
+        #[schemars(with = "RuleId")]
         rule: String,
     },
     /// A tool input; it must succeed under its command's own rule (create →
-    /// `create.writes-file-text`, …).
+    /// `create.writes-file-text`, str_replace → `str-replace.replaces`, insert →
+    /// `insert.inserts`, delete → `delete.removes`, rename → `rename.moves`, view →
+    /// `view.file.content`). In any tool input, `{"$repeat": {"line": L, "count": N,
+    /// "final_newline": B}}` stands for the text of N copies of L, each followed by `\n` (the
+    /// last one only if B, default true).
+    #[schemars(schema_with = "tool_call")]
     Plain(Value),
+}
+
+/// A tool input in a setup call: an object, with no `$each` in it.
+fn tool_input(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": "object", "allOf": [generator.subschema_for::<NoEach>()] })
+}
+
+/// A plain setup call: a tool input object with its `command`, with no `$each` in it.
+fn tool_call(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "object",
+        "required": ["command"],
+        "allOf": [generator.subschema_for::<NoEach>()],
+    })
+}
+
+/// An element of a case's `setup` as a file has it: a setup call, or an `$each` standing for
+/// several.
+#[derive(JsonSchema)]
+#[schemars(untagged)]
+pub enum SetupElement {
+    /// One setup call.
+    Call(SetupCall),
+    /// Several.
+    Each(EachSetupCall),
+}
+
+/// Stands for `count` setup calls: `item` with every `{i}` in its strings (values, not keys, at
+/// any depth) replaced by 1, 2, …, `count` in decimal, in that order. Expanded when the case is
+/// loaded ([`expand_each`]), before `$repeat` and `{{base}}`.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct EachSetupCall {
+    /// How many, and of what.
+    #[schemars(rename = "$each")]
+    pub each: EachOf<SetupCall>,
+}
+
+/// An element of a list of lines (an effect's `lines`, a listing's `lines`) as a file has it: a
+/// line, or an `$each` standing for several.
+#[derive(JsonSchema)]
+#[schemars(untagged)]
+pub enum LineElement {
+    /// One line.
+    Line(String),
+    /// Several.
+    Each(EachLine),
+}
+
+/// Stands for `count` lines: `item` with every `{i}` replaced by 1, 2, …, `count` in decimal, in
+/// that order. Expanded when the case is loaded ([`expand_each`]).
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct EachLine {
+    /// How many, and of what.
+    #[schemars(rename = "$each")]
+    pub each: EachOf<String>,
+}
+
+/// The body of an `$each`.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields, inline)]
+pub struct EachOf<T: JsonSchema> {
+    /// How many elements it stands for.
+    #[schemars(range(min = 1, max = EACH_MAX))]
+    pub count: u64,
+    /// The element, with `{i}` where its number goes; it holds neither `$each` nor `$repeat`.
+    #[schemars(schema_with = "no_generator::<T>")]
+    pub item: T,
+}
+
+/// `T`, holding no generator.
+fn no_generator<T: JsonSchema>(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "allOf": [generator.subschema_for::<T>(), generator.subschema_for::<NoGenerator>()]
+    })
 }
 
 impl SetupCall {
@@ -301,29 +398,39 @@ pub use crate::spec::Level;
 
 pub use crate::exec::plant::{Fixture, FixtureKind};
 
-/// One call and what must come back.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// One call and what must come back: `is_error`, `text` or `must_not_contain`, at least one.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("anyOf" = [
+    { "required": ["is_error"] },
+    { "required": ["text"] },
+    { "required": ["must_not_contain"] }
+]))]
 pub struct Step {
-    /// The tool input, sent as is (`{{base}}` in strings becomes the sandbox's absolute path).
+    /// The tool input, sent as is: any JSON value, so that malformed inputs can be tested
+    /// (`{{base}}` in strings becomes the sandbox's absolute path; no `$each` in it).
+    #[schemars(with = "NoEach")]
     pub input: Value,
     /// The expected `is_error` flag.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_error: Option<bool>,
     /// The rule that makes `is_error` what it is (default: the case's first rule).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<RuleId>")]
     pub is_error_rule: Option<String>,
     /// The expected text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<TextExpectation>,
     /// The rule that prescribes the text (default: the case's first rule).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<RuleId>")]
     pub text_rule: Option<String>,
     /// Known variants of the text that official implementations return, each named.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dialects: Vec<Dialect>,
     /// Substrings the text must not contain (MUST): leaked host paths, outside content.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(inner(length(min = 1)))]
     pub must_not_contain: Vec<String>,
     /// Another outcome that a revision allows (GA: `create` may overwrite an existing file).
     #[serde(default, rename = "or", skip_serializing_if = "Option::is_none")]
@@ -336,10 +443,11 @@ pub struct Step {
 /// alternative's `is_error` has chosen it: the step's text is not checked (the page gives no words
 /// for it), the alternative's effects replace the case's effects on the same paths, and the report
 /// says which choice the backend made (INFO).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Alternative {
-    /// The rule that allows it (`create.may-overwrite`).
+    /// The rule that allows it (`create.may-overwrite`); its effects are graded under it.
+    #[schemars(with = "RuleId")]
     pub rule: String,
     /// The choice's name, as the report shows it (`overwrites`).
     pub choice: String,
@@ -351,7 +459,7 @@ pub struct Alternative {
 }
 
 /// How a step's text is matched.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum TextExpectation {
     /// Exactly this string; whitespace is explicit (`\t`, `\n`).
@@ -361,7 +469,7 @@ pub enum TextExpectation {
 }
 
 /// Matchers for what the spec leaves free.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Matcher {
     /// A template: literal text with placeholders `{size}` (a human-readable size), `{any}`
@@ -373,7 +481,9 @@ pub enum Matcher {
     Listing {
         /// The first line.
         header: String,
-        /// The remaining lines, each a template; compared as a set.
+        /// The remaining lines, each a template; compared as a set. An element
+        /// `{"$each": {"count": N, "item": TEMPLATE}}` stands for N of them.
+        #[schemars(with = "Vec<LineElement>")]
         lines: Vec<String>,
     },
     /// The text starts with this prefix (used where the spec fixes only the opening).
@@ -381,50 +491,60 @@ pub enum Matcher {
 }
 
 /// A named, known variant of the expected text.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Dialect {
     /// Short name shown in reports (`python-sdk`, `typescript-sdk`).
+    #[schemars(regex(pattern = schemas::SLUG))]
     pub name: String,
     /// The variant's text (exact or matcher).
     pub text: TextExpectation,
 }
 
 /// A check of the memories folder after the steps; paths are spelled `/memories/...`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Effect {
-    /// The path checked.
+    /// The path checked, `/memories` or below it, never through `..`.
+    #[schemars(
+        regex(pattern = r"^/memories(/.*)?$"),
+        extend("not" = { "pattern": r"(^|/)\.\.(/|$)" })
+    )]
     pub path: String,
     /// What must hold.
     #[serde(flatten)]
     pub expect: EffectKind,
     /// The rule that makes it hold (default: the case's first rule).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<RuleId>")]
     pub rule: Option<String>,
 }
 
 /// What an effect checks.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EffectKind {
     /// A regular file with exactly this content.
     FileText(String),
     /// A regular file with exactly these bytes, hex-encoded (for non-UTF-8 content).
-    FileBytesHex(String),
+    FileBytesHex(#[schemars(regex(pattern = schemas::HEX))] String),
     /// A regular file with exactly one of these byte strings, hex-encoded (where the spec allows
     /// more than one result, such as refusing an edit of a non-UTF-8 file or making it byte-wise).
-    FileBytesHexOneOf(Vec<String>),
+    FileBytesHexOneOf(
+        #[schemars(length(min = 1), inner(regex(pattern = schemas::HEX)))] Vec<String>,
+    ),
     /// A regular file whose lines are exactly these: split at `\n`, a final `\n` ending the
     /// last line rather than starting one (whether a file ends with one is often a decision).
-    Lines(Vec<String>),
+    /// An element `{"$each": {"count": N, "item": LINE}}` stands for N lines.
+    Lines(#[schemars(with = "Vec<LineElement>")] Vec<String>),
     /// A regular file (any content).
-    File(bool),
+    File(#[schemars(schema_with = "schemas::always_true")] bool),
     /// A folder.
-    Dir(bool),
+    Dir(#[schemars(schema_with = "schemas::always_true")] bool),
     /// Nothing at that path.
-    Absent(bool),
-    /// A symbolic link pointing at this target (as written in the fixture).
+    Absent(#[schemars(schema_with = "schemas::always_true")] bool),
+    /// A symbolic link pointing at this target (as written in the fixture, `{base}` and
+    /// `{memories}` expanded).
     Symlink(String),
 }
 
