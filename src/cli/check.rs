@@ -193,6 +193,14 @@ pub(crate) enum SpecAction {
         #[arg(long)]
         json: bool,
     },
+    /// The JSON Schemas of the case files, the spec files and the JSON report, generated from
+    /// memspec's types: list them, or write them with --write (`--write spec` in a clone).
+    Schemas {
+        /// Write every schema into this folder (which must exist), replacing files of the same
+        /// names.
+        #[arg(long, value_name = "DIR")]
+        write: Option<PathBuf>,
+    },
 }
 
 pub(crate) use memspec::report::Format;
@@ -777,6 +785,39 @@ pub(crate) fn spec_diff(
     } else {
         ExitCode::from(EXIT_NOT_CONFORMANT)
     }
+}
+
+/// `spec schemas`: the names of the schemas, or the schemas written into `write`.
+pub(crate) fn schemas(write: Option<&std::path::Path>) -> ExitCode {
+    let files = memspec::schemas::all();
+    let Some(dir) = write else {
+        let names: String = files.iter().map(|f| format!("{}\n", f.name)).collect();
+        return match print_out(&names) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => write_failed(&"the list", &e),
+        };
+    };
+    if !dir.is_dir() {
+        return fail(
+            EXIT_USAGE,
+            &format!(
+                "--write {}: not a folder; create it or write elsewhere",
+                dir.display()
+            ),
+        );
+    }
+    for file in &files {
+        let path = dir.join(file.name);
+        if let Err(e) = std::fs::write(&path, &file.text) {
+            return write_failed(&path.display(), &e);
+        }
+    }
+    say(&format!(
+        "wrote {} schemas to {}",
+        files.len(),
+        dir.display()
+    ));
+    ExitCode::SUCCESS
 }
 
 pub(crate) fn coverage(dirs: &Dirs) -> ExitCode {

@@ -157,7 +157,7 @@ pub(crate) enum Command {
     /// Run the suite against several backends and show the cases by backends, with the steps
     /// on which they disagree (the reference is always the first column).
     Matrix(MatrixArgs),
-    /// Work with the spec's rules.
+    /// Work with the spec's rules, and the JSON Schemas of memspec's files.
     Spec {
         #[command(subcommand)]
         action: SpecAction,
@@ -301,6 +301,10 @@ pub fn run() -> ExitCode {
             action: SpecAction::Diff { from, to, json },
             dirs,
         } => check::spec_diff(&dirs, from, to, json),
+        Command::Spec {
+            action: SpecAction::Schemas { write },
+            ..
+        } => check::schemas(write.as_deref()),
         Command::Replay(args) => replay(&args),
         Command::Record(args) => record(&args),
         Command::Fuzz(args) => run_fuzz(&args),
