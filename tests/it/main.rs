@@ -12,5 +12,6 @@ mod reference;
 mod replay;
 mod revisions;
 mod sandbox;
+mod schemas;
 mod sdk;
 mod suite;
