@@ -1,24 +1,45 @@
 #!/usr/bin/env python3
-"""Checks spec/*.json and the case files against their JSON Schemas and against each other.
+"""Checks spec/*.json, the case files and (optionally) JSON reports against their JSON Schemas,
+and the spec files against each other.
 
-    python3 -m venv /tmp/v && /tmp/v/bin/pip install jsonschema && /tmp/v/bin/python spec/validate.py
+    python3 -m venv /tmp/v && /tmp/v/bin/pip install -r .ci/schema-requirements.txt
+    /tmp/v/bin/python spec/validate.py                       # the files
+    /tmp/v/bin/python spec/validate.py --memspec target/debug/memspec   # and two real reports
+    /tmp/v/bin/python spec/validate.py --report r.json       # and this report
 
-Checks: schema validity (draft 2020-12, formats on), including cases/*.json and
-tests/fixtures/cases/*.json against cases.schema.json, and that a case's `$each` stands only where
-the format allows it; ids unique, never reused by a retired
-entry; every rule a decision cites (or is retired by) exists; every revision an `in` entry names
-exists, and every decision a rule is graded `as`; lineages.json against its schema;
-every {placeholder} of a rule template is explained;
-and, when src/ is present, that every template appears in the reference's source text.
+The schemas (spec/*.schema.json) are generated from memspec's Rust types (`memspec spec schemas
+--write spec`; a test checks that the committed files are what the types generate), so they say
+everything one file's structure can: fields, kinds, enumerations, id patterns, `$each` and where
+it may stand, the forms of a rule's entry for a revision, a lineage signature's forms, and the
+bounded texts of a report. This script checks each file against its schema (draft 2020-12,
+formats on), and what no schema of one value can say:
+
+- ids are unique (rules, decisions, lineages, retired ids) and never both live and retired:
+  uniqueness of a field across array items is beyond JSON Schema;
+- references resolve across files: every rule a decision cites or is retired by exists, every
+  revision an `in` entry names is described in `revisions`, every decision a rule is graded
+  `as` exists (the loader checks only the revision it loads);
+- every {placeholder} of a rule's template is explained in `placeholders`, and every explained
+  one is in the template (a relation between a string's contents and a map's keys);
+- (informational, when src/ is next to this file) each template's fixed text appears in the
+  reference's source.
+
+What the case files need beyond their schema (known rule ids, ids that start with their area and
+are unique across files, matchers that compile, `$repeat` sizes) is checked by `memspec cases
+lint`, which CI runs through the tests.
 """
+import argparse
 import json
+import os
 import pathlib
 import re
+import subprocess
 import sys
 
 from jsonschema import Draft202012Validator
 
 HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent
 errors = []
 
 
@@ -26,14 +47,20 @@ def load(name):
     return json.loads((HERE / name).read_text(encoding="utf-8"))
 
 
-def validate(doc_name, schema_name):
+def validator(schema_name):
     schema = load(schema_name)
     Draft202012Validator.check_schema(schema)
-    validator = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
-    doc = load(doc_name)
-    for err in sorted(validator.iter_errors(doc), key=lambda e: list(e.path)):
-        errors.append(f"{doc_name}: {'/'.join(map(str, err.path))}: {err.message}")
+    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def check(doc, against, name):
+    for err in sorted(against.iter_errors(doc), key=lambda e: list(map(str, e.path))):
+        errors.append(f"{name}: {'/'.join(map(str, err.path))}: {err.message}")
     return doc
+
+
+def validate(doc_name, schema_name):
+    return check(load(doc_name), validator(schema_name), doc_name)
 
 
 def unique(ids, what):
@@ -44,6 +71,32 @@ def unique(ids, what):
         seen.add(i)
     return seen
 
+
+def reports(memspec):
+    """Two real reports of `memspec check --format json`: the reference over the built-in suite
+    (long views: bounded texts) and the mixed broken backend over the report fixtures (every
+    outcome, findings, root causes)."""
+    env = dict(os.environ, MEMSPEC_BIN=str(pathlib.Path(memspec).resolve()), PYTHONDONTWRITEBYTECODE="1")
+    mix = f"python3 {ROOT / 'tests/backends/_report_mix.py'} {{memories}}"
+    runs = [
+        ("reference", [memspec, "check", "--format", "json"]),
+        ("_report_mix", [memspec, "check", "--format", "json", "--backend", mix,
+                         "--cases", str(ROOT / "tests/fixtures/cases")]),
+    ]
+    for name, command in runs:
+        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+        try:
+            yield f"report of {name}", json.loads(done.stdout)
+        except json.JSONDecodeError as e:
+            errors.append(f"report of {name}: not JSON (exit {done.returncode}): {e}; stderr: {done.stderr[-500:]}")
+
+
+args = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+args.add_argument("-v", action="store_true", help="list template fragments not found in src/")
+args.add_argument("--report", action="append", default=[], metavar="FILE",
+                  help="a JSON report (memspec check --format json) to check against report.schema.json")
+args.add_argument("--memspec", metavar="BIN", help="make two reports with this binary and check them")
+args = args.parse_args()
 
 rules = validate("rules.json", "rules.schema.json")
 decisions = validate("decisions.json", "decisions.schema.json")
@@ -68,7 +121,7 @@ for d in decisions["decisions"]:
             if r not in rule_ids:
                 errors.append(f"{d['id']} is retired in {revision} by unknown rule {r}")
 
-# Revisions: every `in` entry names a known revision, and `as` a live decision.
+# Revisions: every `in` entry names a revision the file describes, and `as` a live decision.
 revision_ids = {r["id"] for r in rules["revisions"]}
 for r in rules["rules"]:
     for revision, entry in r.get("in", {}).items():
@@ -87,7 +140,7 @@ for r in rules["rules"]:
             errors.append(f"{r['id']}: placeholder {{{n}}} is not in the template")
 
 # Cross-check with the reference's strings when the crate is next to us.
-src = HERE.parent / "src"
+src = ROOT / "src"
 if src.is_dir():
     text = "\n".join(p.read_text(encoding="utf-8") for p in src.rglob("*.rs"))
     def literal_parts(template):
@@ -101,64 +154,29 @@ if src.is_dir():
     # not appear verbatim; they are listed with -v, not treated as errors.
     if missing:
         print(f"note: {len(missing)} template fragments not found verbatim in src/ (composed or not written yet); -v lists them")
-        if "-v" in sys.argv:
+        if args.v:
             for owner, part in missing:
                 print(f"  {owner}: {part!r}")
 
-# The case files: other languages read them through this schema, so it must accept exactly
-# what the Rust model does (the Rust side is checked by `memspec cases lint`).
-case_schema = load("cases.schema.json")
-Draft202012Validator.check_schema(case_schema)
-case_validator = Draft202012Validator(case_schema)
-case_files = sorted((HERE.parent / "cases").glob("*.json"))
-case_files += sorted((HERE.parent / "tests" / "fixtures" / "cases").glob("*.json"))
+# The case files: other languages read them through this schema, which says everything about
+# their structure, `$each` included.
+cases = validator("cases.schema.json")
+case_files = sorted((ROOT / "cases").glob("*.json"))
+case_files += sorted((ROOT / "tests" / "fixtures" / "cases").glob("*.json"))
 n_cases = 0
 for path in case_files:
-    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc = check(json.loads(path.read_text(encoding="utf-8")), cases, path.relative_to(ROOT))
     n_cases += len(doc.get("cases", []))
-    for err in sorted(case_validator.iter_errors(doc), key=lambda e: list(e.path)):
-        errors.append(f"{path.relative_to(HERE.parent)}: {'/'.join(map(str, err.path))}: {err.message}")
 
-# `$each` (see cases/README.md) is allowed only as an element of `setup`, of an effect's `lines`
-# (in `effects` or a step's `or`) or of a listing's `lines` (in a step's text or a dialect's);
-# the schema cannot see where a tool input (any JSON) holds one, so it is checked here, as
-# `memspec cases lint` does.
-def each_elsewhere(value, allowed=False):
-    """Counts the objects with a `$each` key in `value` that are not allowed where they are."""
-    if isinstance(value, list):
-        return sum(each_elsewhere(v) if not (allowed and isinstance(v, dict) and "$each" in v) else 0
-                   for v in value)
-    if isinstance(value, dict):
-        return ("$each" in value) + sum(each_elsewhere(v) for v in value.values())
-    return 0
-
-
-def allowed_each(case):
-    n = each_elsewhere(case.get("setup", []), allowed=True)
-    lists = [case.get("effects", [])]
-    for step in case.get("steps", []):
-        lists.append((step.get("or") or {}).get("effects", []) if isinstance(step.get("or"), dict) else [])
-        texts = [step.get("text")] + [d.get("text") for d in step.get("dialects", []) if isinstance(d, dict)]
-        for text in texts:
-            if isinstance(text, dict) and isinstance(text.get("listing"), dict):
-                n += each_elsewhere(text["listing"].get("lines", []), allowed=True)
-        n += each_elsewhere({k: v for k, v in step.items() if k not in ("text", "dialects", "or")})
-    for effects in lists:
-        for effect in effects if isinstance(effects, list) else []:
-            if isinstance(effect, dict):
-                n += each_elsewhere(effect.get("lines", []), allowed=True)
-                n += each_elsewhere({k: v for k, v in effect.items() if k != "lines"})
-    rest = {k: v for k, v in case.items() if k not in ("setup", "steps", "effects")}
-    return n + each_elsewhere(rest)
-
-
-for path in case_files:
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    for case in doc.get("cases", []):
-        if isinstance(case, dict) and allowed_each(case):
-            errors.append(f"{path.relative_to(HERE.parent)}: case {case.get('id')}: `$each` is allowed only as an element of `setup`, of an effect's `lines` or of a listing's `lines`")
+# Reports, when asked for.
+report = validator("report.schema.json")
+made = list(reports(args.memspec)) if args.memspec else []
+given = [(path, json.loads(pathlib.Path(path).read_text(encoding="utf-8"))) for path in args.report]
+for name, doc in made + given:
+    check(doc, report, name)
 
 if errors:
     print("\n".join(errors))
     sys.exit(1)
-print(f"ok: {len(rule_ids)} rules, {len(decision_ids)} decisions, {n_cases} cases in {len(case_files)} files")
+checked = f", {len(made + given)} reports" if made or given else ""
+print(f"ok: {len(rule_ids)} rules, {len(decision_ids)} decisions, {n_cases} cases in {len(case_files)} files{checked}")

@@ -1,14 +1,19 @@
 //! The JSON Schemas of `spec/` are generated from memspec's types (`memspec::schemas`): the
-//! committed files must be exactly what the types generate, and `memspec spec schemas --write`
-//! must write just that.
+//! committed files must be exactly what the types generate, `memspec spec schemas --write`
+//! must write just that, and real JSON reports must match `spec/report.schema.json`.
 //!
 //! `memspec spec schemas --write spec` (or `MEMSPEC_UPDATE_SCHEMAS=1 cargo test --test it
 //! schemas::`) rewrites the committed files after a change of the types.
 
-use crate::check::{memspec, root, run_command};
+use std::process::Command;
+
+use crate::check::{bin, memspec, root, run_command};
 
 /// What regenerates the committed schemas.
 const REGENERATE: &str = "run `cargo run -- spec schemas --write spec` (or `MEMSPEC_UPDATE_SCHEMAS=1 cargo test --test it schemas::`)";
+
+/// The interpreter of `.ci/.venv-schema` (made by `.ci/run`), which has `jsonschema`.
+const PYTHON: &str = ".ci/.venv-schema/bin/python";
 
 #[test]
 fn the_committed_schemas_are_what_the_types_generate() {
@@ -83,4 +88,29 @@ fn spec_schemas_lists_them_and_writes_them_into_a_folder() {
         "{}",
         missing.stderr
     );
+}
+
+/// `spec/validate.py --memspec`: the spec and case files against their schemas, and two real
+/// `check --format json` reports (the reference over the suite, with long views as bounded
+/// texts; a backend broken in several ways, with every outcome) against `report.schema.json`.
+/// Needs `.ci/.venv-schema` (`.ci/run` makes it); skipped without it, except under CI.
+#[test]
+fn the_files_and_real_reports_match_the_schemas() {
+    if !root().join(PYTHON).exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{PYTHON} is missing: .ci/run makes it from .ci/schema-requirements.txt"
+        );
+        eprintln!(
+            "skipped: {PYTHON} is missing; python3 -m venv .ci/.venv-schema && .ci/.venv-schema/bin/pip install -r .ci/schema-requirements.txt"
+        );
+        return;
+    }
+    let run = run_command(Command::new(root().join(PYTHON)).current_dir(root()).args([
+        "spec/validate.py",
+        "--memspec",
+        bin(),
+    ]));
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains(", 2 reports"), "{}", run.stdout);
 }
