@@ -29,6 +29,7 @@ pub mod reference;
 pub mod replay;
 pub mod report;
 pub mod rng;
+pub mod schema;
 pub mod schemas;
 pub mod serve;
 pub mod spec;

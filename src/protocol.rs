@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ToolResult {
     /// The `content` of the `tool_result` block, as text.
-    #[schemars(with = "crate::report::text::JsonText")]
+    #[schemars(with = "crate::schema::JsonText")]
     pub text: String,
     /// The `is_error` flag of the `tool_result` block.
     pub is_error: bool,

@@ -11,31 +11,11 @@
 //! exactly [`all`]. What a schema cannot say (ids unique, references that resolve, templates
 //! whose placeholders are explained) is checked by the loaders and by `spec/validate.py`.
 
-use std::borrow::Cow;
-
+use schemars::Schema;
 use schemars::generate::SchemaSettings;
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde_json::Value;
 
-/// A rule id: a stable dotted slug of lower-case words joined by `-`, at least two segments,
-/// each starting with a letter (`create.no-overwrite`, `decide.final-newline`).
-pub const RULE_ID: &str = r"^[a-z][a-z0-9]*(-[a-z0-9]+)*(\.[a-z][a-z0-9]*(-[a-z0-9]+)*)+$";
-
-/// A decision id: a rule id under `decide.`.
-pub const DECISION_ID: &str =
-    r"^decide\.[a-z][a-z0-9]*(-[a-z0-9]+)*(\.[a-z][a-z0-9]*(-[a-z0-9]+)*)*$";
-
-/// A lower-case slug: an area, a dialect's name, a lineage's id.
-pub const SLUG: &str = r"^[a-z][a-z0-9-]*$";
-
-/// A case id: its area, a dot, and a lower-case slug.
-pub const CASE_ID: &str = r"^[a-z][a-z0-9-]*\.[a-z0-9][a-z0-9._-]*$";
-
-/// Bytes written as hex digit pairs, whitespace allowed between them.
-pub const HEX: &str = r"^(\s*[0-9a-fA-F]{2})*\s*$";
-
-/// A change of the revision note (`A4`, `B1`).
-pub const CHANGE_ID: &str = r"^[AB][0-9]+$";
+pub use crate::schema::{CASE_ID, CHANGE_ID, DECISION_ID, HEX, RULE_ID, SLUG};
 
 /// One schema file: its name in `spec/` and its text (pretty JSON ending in a newline).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -168,89 +148,4 @@ fn prose(doc: &str) -> String {
     }
     out.push_str(rest);
     out
-}
-
-/// `true`: the only value a marker (`"dir": true`) takes; `false` would mean nothing.
-pub(crate) fn always_true(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({ "const": true })
-}
-
-/// A map from `K` (a string enumeration) to `V`.
-pub(crate) fn keyed_by<K: JsonSchema, V: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
-    json_schema!({
-        "type": "object",
-        "propertyNames": generator.subschema_for::<K>(),
-        "additionalProperties": generator.subschema_for::<V>(),
-    })
-}
-
-/// A map keyed by revision id (`beta-2025`, `ga-2026`) to `V`.
-pub(crate) fn by_revision<V: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
-    keyed_by::<crate::spec::Revision, V>(generator)
-}
-
-impl JsonSchema for crate::spec::RuleId {
-    fn schema_name() -> Cow<'static, str> {
-        "RuleId".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "description": "The id of a rule of spec/rules.json or, under `decide.`, of a decision of spec/decisions.json: a stable dotted slug of lower-case words joined by '-', at least two segments, each starting with a letter.",
-            "type": "string",
-            "pattern": RULE_ID,
-        })
-    }
-}
-
-/// Any JSON value in which no object has a `$each` key: a tool input, where `$each` may not
-/// stand (only `setup`, an effect's `lines` and a listing's `lines` hold one).
-pub struct NoEach;
-
-impl JsonSchema for NoEach {
-    fn schema_name() -> Cow<'static, str> {
-        "NoEach".into()
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        let itself = generator.subschema_for::<NoEach>();
-        json_schema!({
-            "description": "Any JSON value in which no object has a `$each` key (`$each` stands only as an element of `setup`, of an effect's `lines` or of a listing's `lines`).",
-            "anyOf": [
-                { "type": ["string", "number", "boolean", "null"] },
-                { "type": "array", "items": itself },
-                {
-                    "type": "object",
-                    "not": { "required": ["$each"] },
-                    "additionalProperties": itself,
-                },
-            ],
-        })
-    }
-}
-
-/// Any JSON value in which no object has a `$each` or `$repeat` key: what an `$each` item is
-/// made of (generators do not nest, so sizes stay bounded).
-pub struct NoGenerator;
-
-impl JsonSchema for NoGenerator {
-    fn schema_name() -> Cow<'static, str> {
-        "NoGenerator".into()
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        let itself = generator.subschema_for::<NoGenerator>();
-        json_schema!({
-            "description": "Any JSON value in which no object has a `$each` or `$repeat` key.",
-            "anyOf": [
-                { "type": ["string", "number", "boolean", "null"] },
-                { "type": "array", "items": itself },
-                {
-                    "type": "object",
-                    "not": { "anyOf": [{ "required": ["$each"] }, { "required": ["$repeat"] }] },
-                    "additionalProperties": itself,
-                },
-            ],
-        })
-    }
 }

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::schemas;
+use crate::schema as schemas;
 
 /// Something made in the memories folder (`path` is relative to it) before the case runs.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]

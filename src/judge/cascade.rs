@@ -155,7 +155,7 @@ pub struct RootCause {
     /// The first case, in suite order.
     pub first_case: String,
     /// What its first finding said.
-    #[schemars(with = "crate::report::text::JsonText")]
+    #[schemars(with = "crate::schema::JsonText")]
     pub message: String,
     /// An escape, a leak or a host path shown ([`Harm::Escape`]): the security lane.
     pub security: bool,

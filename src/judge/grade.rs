@@ -154,15 +154,15 @@ pub struct Finding {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step: Option<usize>,
     /// One line saying what is wrong.
-    #[schemars(with = "crate::report::text::JsonText")]
+    #[schemars(with = "crate::schema::JsonText")]
     pub message: String,
     /// What was expected, verbatim.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<crate::report::text::JsonText>")]
+    #[schemars(with = "Option<crate::schema::JsonText>")]
     pub expected: Option<String>,
     /// What came back, verbatim.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<crate::report::text::JsonText>")]
+    #[schemars(with = "Option<crate::schema::JsonText>")]
     pub actual: Option<String>,
     /// The known dialect the text matched, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -249,7 +249,7 @@ pub struct CallRecord {
     pub result: Option<ToolResult>,
     /// How the backend broke, if it did.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<crate::report::text::JsonText>")]
+    #[schemars(with = "Option<crate::schema::JsonText>")]
     pub error: Option<String>,
     /// Time spent waiting for the backend, in microseconds.
     #[serde(with = "micros")]
@@ -276,7 +276,7 @@ pub struct CaseResult {
     pub outcome: Outcome,
     /// Why it was skipped, or how the backend broke.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<crate::report::text::JsonText>")]
+    #[schemars(with = "Option<crate::schema::JsonText>")]
     pub reason: Option<String>,
     /// Checks that did not hold.
     pub findings: Vec<Finding>,
@@ -292,7 +292,7 @@ pub struct CaseResult {
     pub start_time: Duration,
     /// Set when the outcome is accepted by a baseline entry: the entry's reason.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<crate::report::text::JsonText>")]
+    #[schemars(with = "Option<crate::schema::JsonText>")]
     pub baselined: Option<String>,
     /// The steps on which the revision allows another outcome besides the expected one, and
     /// whether the backend took it.

@@ -42,7 +42,7 @@ pub struct JsonReport<'a> {
     pub refuses_everything: Option<&'a str>,
     /// Cases per outcome (those a baseline accepts under their outcome too); outcomes no case
     /// had are left out.
-    #[schemars(schema_with = "crate::schemas::keyed_by::<Outcome, usize>")]
+    #[schemars(schema_with = "crate::schema::keyed_by::<Outcome, usize>")]
     pub counts: BTreeMap<Outcome, usize>,
     /// Everything the report shows: the run, and one result per case.
     pub report: &'a Report,

@@ -84,7 +84,7 @@ pub struct Report {
     /// One result per selected case, in suite order.
     pub results: Vec<CaseResult>,
     /// Baseline problems: stale entries, unknown cases, changed outcomes.
-    #[schemars(with = "Vec<crate::report::text::JsonText>")]
+    #[schemars(with = "Vec<crate::schema::JsonText>")]
     pub baseline_problems: Vec<String>,
     /// Wall-clock time of the run, in milliseconds.
     #[serde(serialize_with = "millis")]
@@ -94,7 +94,7 @@ pub struct Report {
     pub workers: usize,
     /// How the run went that is no case's result (one process per case, and why).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(with = "Vec<crate::report::text::JsonText>")]
+    #[schemars(with = "Vec<crate::schema::JsonText>")]
     pub notes: Vec<String>,
     /// The command that reruns any result, when it is not `check --case ID` (a replay's).
     #[serde(default, skip_serializing_if = "Option::is_none")]

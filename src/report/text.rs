@@ -6,10 +6,10 @@
 
 use std::borrow::Cow;
 
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
-use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+
+pub use crate::schema::{BoundedText, JsonText};
 
 use crate::diff::escape_control;
 
@@ -92,40 +92,6 @@ pub fn for_display(text: &str) -> String {
 /// Whether `text` has more than `limit` characters (without counting them all).
 fn long(text: &str, limit: usize) -> bool {
     text.len() > limit && text.chars().nth(limit).is_some()
-}
-
-/// A text of the JSON report too long to hold whole (over 4,096 characters,
-/// [`JSON_TEXT_LIMIT`]): its ends, its length and its hash. `--full-texts` writes the text
-/// instead.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-#[schemars(deny_unknown_fields)]
-pub struct BoundedText {
-    /// The first 1,024 characters.
-    pub head: String,
-    /// The last 1,024 characters.
-    pub tail: String,
-    /// The whole text's length, in characters.
-    pub length: usize,
-    /// The SHA-256 of the whole text (UTF-8), in lower-case hex.
-    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
-    pub sha256: String,
-}
-
-/// The schema of a text of the JSON report: a string, or a [`BoundedText`] where the string was
-/// too long (see [`bound_json`]).
-pub struct JsonText;
-
-impl JsonSchema for JsonText {
-    fn schema_name() -> Cow<'static, str> {
-        "JsonText".into()
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "description": "A text: a string, or, when it is longer than 4,096 characters and the report was not asked for --full-texts, its bounded form.",
-            "oneOf": [{ "type": "string" }, generator.subschema_for::<BoundedText>()],
-        })
-    }
 }
 
 /// Every string in `value` longer than [`JSON_TEXT_LIMIT`] characters replaced by its

@@ -10,7 +10,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
 
 use super::{Level, Revision, RevisionInfo, RuleId};
-use crate::schemas;
+use crate::schema as schemas;
 
 /// The rules of the memory tool (`memory_20250818`) documentation page, one per testable
 /// sentence.
@@ -140,7 +140,7 @@ pub struct RawRule {
     pub change: Option<String>,
     /// Per revision id, how the rule differs there.
     #[serde(default, rename = "in")]
-    #[schemars(schema_with = "schemas::by_revision::<RawEntry>")]
+    #[schemars(schema_with = "by_revision::<RawEntry>")]
     pub revisions: BTreeMap<String, RawEntry>,
 }
 
@@ -271,7 +271,7 @@ pub struct RawDecision {
     /// Revisions whose page states what the decision settled: there it is the rule(s) in `by`,
     /// and the decision does not exist.
     #[serde(default)]
-    #[schemars(schema_with = "schemas::by_revision::<RawRetirement>")]
+    #[schemars(schema_with = "by_revision::<RawRetirement>")]
     pub retired_in: BTreeMap<String, RawRetirement>,
     /// The revisions in which the reference decides it (default: every revision); elsewhere the
     /// decision does not exist.
@@ -349,4 +349,9 @@ impl JsonSchema for Basis {
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({ "type": "string", "enum": ["quoted", "derived"] })
     }
+}
+
+/// A map keyed by revision id (`beta-2025`, `ga-2026`) to `V`.
+fn by_revision<V: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
+    crate::schema::keyed_by::<super::Revision, V>(generator)
 }

@@ -387,7 +387,7 @@ pub struct RevisionInfo {
 #[serde(deny_unknown_fields)]
 pub struct PageChange {
     /// Its id in the revision note (`A4`, `B1`).
-    #[schemars(regex(pattern = crate::schemas::CHANGE_ID))]
+    #[schemars(regex(pattern = crate::schema::CHANGE_ID))]
     pub id: String,
     /// `client` (for the caller or the model) or `wording`.
     #[schemars(extend("enum" = ["client", "wording"]))]
@@ -706,6 +706,20 @@ fn parse_json<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result
         path: path.to_path_buf(),
         message: e.to_string(),
     })
+}
+
+impl schemars::JsonSchema for RuleId {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RuleId".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "The id of a rule of spec/rules.json or, under `decide.`, of a decision of spec/decisions.json: a stable dotted slug of lower-case words joined by '-', at least two segments, each starting with a letter.",
+            "type": "string",
+            "pattern": crate::schema::RULE_ID,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::schemas::{self, NoEach, NoGenerator};
+use crate::schema::{self as schemas, NoEach, NoGenerator};
 use crate::spec::{Revision, RuleId};
 
 /// One `cases/<area>.json` file of the memspec conformance suite (see `cases/README.md`): the

@@ -7,17 +7,28 @@ use std::path::Path;
 
 /// Each top-level module of the library, with the modules it may use.
 const ALLOWED: &[(&str, &[&str])] = &[
-    ("protocol", &[]),
+    // The building blocks of the JSON Schemas, named by the types of every layer.
+    ("schema", &[]),
+    ("protocol", &["schema"]),
     ("diff", &[]),
     ("rng", &[]),
     ("builtin", &[]),
-    ("spec", &["builtin"]),
-    ("reference", &["spec", "protocol", "diff"]),
-    ("transcript", &["spec", "protocol"]),
-    ("backend", &["reference", "spec", "protocol", "builtin"]),
-    ("serve", &["backend", "reference", "spec", "protocol"]),
-    ("exec", &["backend", "reference", "spec", "protocol"]),
-    ("suite", &["exec", "spec", "protocol", "builtin"]),
+    ("spec", &["schema", "builtin"]),
+    ("reference", &["schema", "spec", "protocol", "diff"]),
+    ("transcript", &["schema", "spec", "protocol"]),
+    (
+        "backend",
+        &["schema", "reference", "spec", "protocol", "builtin"],
+    ),
+    (
+        "serve",
+        &["schema", "backend", "reference", "spec", "protocol"],
+    ),
+    (
+        "exec",
+        &["schema", "backend", "reference", "spec", "protocol"],
+    ),
+    ("suite", &["schema", "exec", "spec", "protocol", "builtin"]),
     (
         "judge",
         &[
@@ -28,9 +39,20 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "protocol",
             "builtin",
             "diff",
+            "schema",
         ],
     ),
-    ("report", &["judge", "suite", "spec", "protocol", "diff"]),
+    (
+        "report",
+        &["judge", "suite", "spec", "protocol", "diff", "schema"],
+    ),
+    // The schema files, made from the types of every layer below the commands.
+    (
+        "schemas",
+        &[
+            "report", "judge", "suite", "exec", "spec", "protocol", "schema",
+        ],
+    ),
     (
         "check",
         &[
