@@ -166,6 +166,8 @@ pub(crate) struct MatrixArgs {
 pub(crate) enum MatrixFormat {
     Markdown,
     Json,
+    /// One self-contained page: the cases as a table of outcomes by backend.
+    Html,
 }
 
 #[derive(Debug, Subcommand)]
@@ -606,6 +608,7 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
     let text = match args.format {
         MatrixFormat::Markdown => matrix.markdown(),
         MatrixFormat::Json => matrix.json(),
+        MatrixFormat::Html => matrix.html(),
     };
     let written = match &args.output {
         Some(path) => std::fs::write(path, text),

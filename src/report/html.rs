@@ -18,7 +18,7 @@ use crate::judge::grade::{CaseResult, Outcome};
 use crate::spec::Spec;
 
 /// `text` escaped for HTML text and attribute values, after [`for_display`].
-fn esc(text: &str) -> String {
+pub(crate) fn esc(text: &str) -> String {
     let shown = for_display(text);
     let mut out = String::with_capacity(shown.len() + 16);
     for c in shown.chars() {
@@ -266,7 +266,7 @@ fn case(out: &mut String, report: &Report, spec: &Spec, result: &CaseResult) {
     );
 }
 
-const STYLE: &str = r#"
+pub(crate) const STYLE: &str = r#"
 body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:1em;color:#1b1b1b}
 code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px}
 .verdict{font-size:1.25em;font-weight:600;padding:.5em .8em;border-radius:6px}

@@ -158,6 +158,68 @@ impl Matrix {
         }
     }
 
+    /// HTML: one self-contained page with the counts per backend, then every case as a row of
+    /// outcomes (cases where the backends differ first), each cell coloured by its outcome.
+    pub fn html(&self) -> String {
+        use super::html::{STYLE, esc};
+        let mut out = String::new();
+        let _ = write!(
+            out,
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+             <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\
+             <title>memspec matrix</title><style>{STYLE}\ntd.o-pass{{background:#e3f6e3}}td.o-fail{{background:#fde2e1}}\
+             td.o-error{{background:#f3e0f7}}td.o-warn{{background:#fff4c2}}td.o-info{{background:#e3f0fb}}</style></head><body>\n\
+             <h1>memspec conformance matrix</h1><p class=\"meta\">judged by revision <b>{}</b></p>\n",
+            self.revision
+        );
+        out.push_str("<table id=\"counts\"><thead><tr><th>outcome</th>");
+        for backend in &self.backends {
+            let _ = write!(out, "<th>{}</th>", esc(backend));
+        }
+        out.push_str("</tr></thead><tbody>");
+        for outcome in [
+            Outcome::Fail,
+            Outcome::Error,
+            Outcome::Warn,
+            Outcome::Info,
+            Outcome::Pass,
+            Outcome::Skip,
+        ] {
+            let _ = write!(out, "<tr><td>{}</td>", outcome.as_str());
+            for column in 0..self.backends.len() {
+                let n = self
+                    .rows
+                    .iter()
+                    .filter(|r| r.outcomes.get(column) == Some(&outcome))
+                    .count();
+                let _ = write!(out, "<td>{n}</td>");
+            }
+            out.push_str("</tr>");
+        }
+        out.push_str("</tbody></table>\n<h2>Cases</h2><table id=\"cases\"><thead><tr><th>case</th><th>level</th>");
+        for backend in &self.backends {
+            let _ = write!(out, "<th>{}</th>", esc(backend));
+        }
+        out.push_str("</tr></thead><tbody>\n");
+        // Where the backends differ first: that is what a matrix is read for.
+        let mut rows: Vec<&Row> = self.rows.iter().collect();
+        rows.sort_by_key(|r| r.outcomes.windows(2).all(|w| w[0] == w[1]));
+        for row in rows {
+            let _ = write!(
+                out,
+                "<tr><td><code>{}</code></td><td>{}</td>",
+                esc(&row.case),
+                esc(&row.level)
+            );
+            for outcome in &row.outcomes {
+                let _ = write!(out, "<td class=\"o-{o}\">{o}</td>", o = outcome.as_str());
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</tbody></table></body></html>\n");
+        out
+    }
+
     /// Markdown: a count table per backend, the full case table, then the disagreements.
     pub fn markdown(&self) -> String {
         let mut out = format!(

@@ -301,3 +301,32 @@ fn colour_follows_the_flag_and_no_color() {
         );
     }
 }
+
+#[test]
+fn the_matrix_is_an_html_table_with_differences_first() {
+    let mut command = memspec();
+    command
+        .args([
+            "matrix",
+            "--case",
+            "delete.file",
+            "--case",
+            "delete.root",
+            "--format",
+            "html",
+        ])
+        .arg("--backend")
+        .arg(format!("broken={}", backend("delete_root")));
+    // A matrix shows, it does not judge: it exits 0 whatever the backends do.
+    let run = run_command(&mut command);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let html = &run.stdout;
+    assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
+    let first = html.find("<code>delete.root</code>").unwrap_or(usize::MAX);
+    let second = html.find("<code>delete.file</code>").unwrap_or(0);
+    assert!(
+        first < second,
+        "the case where the backends differ comes first"
+    );
+    assert!(html.contains("<td class=\"o-fail\">fail</td>"));
+}
