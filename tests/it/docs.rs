@@ -1,6 +1,9 @@
-//! The documentation runs: every `memspec` command in README.md's shell blocks is run as a
-//! newcomer in a clone would (the binary first on PATH, from the repository's root), and must end
-//! with the exit code the line says (`# exit N`, else 0); and `docs/reference/cli.md` is exactly
+//! The documentation runs: every `memspec` command in the shell blocks of README.md and of
+//! `docs/**.md` is run as a newcomer in a clone would (the binary first on PATH, from the
+//! repository's root), and must end with the exit code the line says (`# exit N`, else 0). A
+//! line that opens the replay TUI says it needs a terminal and is left to the TUI's own tests
+//! (tmux, `replay::tui`). `/tmp/` in a command is a scratch folder per file. And
+//! `docs/reference/cli.md` is exactly
 //! what the binary's own `--help` says (`MEMSPEC_UPDATE_DOCS=1 cargo test --test it docs::`
 //! rewrites it).
 
@@ -31,12 +34,17 @@ fn commands(markdown: &str) -> Vec<(String, i32)> {
             .split_whitespace()
             .find(|word| !word.contains('='))
             .is_some_and(|word| word == "memspec");
-        if !runs_memspec {
+        // The replay TUI needs a terminal: its own tests drive it in tmux (`replay::tui`).
+        if !runs_memspec || comment.contains("needs a terminal") {
             continue;
         }
         let code = comment
             .strip_prefix("exit ")
-            .and_then(|n| n.split_whitespace().next())
+            .map(|n| {
+                n.chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect::<String>()
+            })
             .and_then(|n| n.parse().ok())
             .unwrap_or(0);
         out.push((command.to_string(), code));
@@ -47,7 +55,7 @@ fn commands(markdown: &str) -> Vec<(String, i32)> {
 #[test]
 fn the_scan_finds_commands_and_their_exit_codes() {
     let found = commands(
-        "text\n```sh\nmemspec check   # the suite\nX=1 memspec check --strict   # exit 1\ncargo build\n```\n```yaml\n- run: memspec check\n```\n",
+        "text\n```sh\nmemspec check   # the suite\nX=1 memspec check --strict   # exit 1: a SHOULD warning\nmemspec replay t.json   # the TUI (needs a terminal)\ncargo build\n```\n```yaml\n- run: memspec check\n```\n",
     );
     assert_eq!(
         found,
@@ -58,11 +66,9 @@ fn the_scan_finds_commands_and_their_exit_codes() {
     );
 }
 
-#[test]
-fn every_memspec_command_of_the_readme_runs() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap_or_default();
-    let found = commands(&readme);
-    assert!(found.len() >= 6, "too few commands found: {found:?}");
+/// Runs the memspec commands of one Markdown file; returns the failures.
+fn run_file(file: &Path) -> (usize, Vec<String>) {
+    let markdown = std::fs::read_to_string(file).unwrap_or_default();
     let bin_dir = Path::new(bin()).parent().unwrap_or(Path::new("."));
     let path = format!(
         "{}:{}",
@@ -70,9 +76,10 @@ fn every_memspec_command_of_the_readme_runs() {
         std::env::var("PATH").unwrap_or_default()
     );
     let scratch = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut ran = 0;
     let mut failed = Vec::new();
-    for (command, code) in found {
-        // Files the README writes to /tmp go to a scratch folder instead.
+    for (command, code) in commands(&markdown) {
+        // Files the docs write to /tmp go to a scratch folder instead.
         let line = command.replace("/tmp/", &format!("{}/", scratch.path().display()));
         let output = Command::new("sh")
             .arg("-c")
@@ -83,10 +90,12 @@ fn every_memspec_command_of_the_readme_runs() {
             .stdin(Stdio::null())
             .output()
             .unwrap_or_else(|e| panic!("{line}: {e}"));
+        ran += 1;
         let got = output.status.code().unwrap_or(-1);
         if got != code {
             failed.push(format!(
-                "{command}\n  exit {got}, the README says {code}\n  stderr: {}",
+                "{}: {command}\n  exit {got}, the file says {code}\n  stderr: {}",
+                file.display(),
                 String::from_utf8_lossy(&output.stderr)
                     .lines()
                     .take(5)
@@ -95,6 +104,36 @@ fn every_memspec_command_of_the_readme_runs() {
             ));
         }
     }
+    (ran, failed)
+}
+
+fn markdown_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            markdown_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "md") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_memspec_command_of_the_readme_and_docs_runs() {
+    let mut files = vec![root().join("README.md")];
+    markdown_files(&root().join("docs"), &mut files);
+    files.sort();
+    let mut ran = 0;
+    let mut failed = Vec::new();
+    for file in &files {
+        let (n, mut bad) = run_file(file);
+        ran += n;
+        failed.append(&mut bad);
+    }
+    assert!(ran >= 25, "too few commands found: {ran}");
     assert!(failed.is_empty(), "\n{}", failed.join("\n"));
 }
 
