@@ -20,19 +20,22 @@ pub(crate) fn call(
         Ok(reference) => reference,
         Err(e) => return fail(EXIT_INTERNAL, &e),
     };
-    let result = reference.call(&value);
     let mut out = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
     let written = if json {
+        let result = reference.call(&value);
         let reply = serde_json::json!({"content": result.text, "is_error": result.is_error});
-        writeln!(out, "{reply}")
+        writeln!(out, "{reply}").map(|()| result.is_error)
     } else {
-        out.write_all(result.text.as_bytes())
-            .and_then(|()| out.write_all(b"\n"))
+        // Written as it is made: a 999,999-line view is never one 48 MB string.
+        reference
+            .call_to(&value, &mut out)
+            .and_then(|is_error| out.write_all(b"\n").map(|()| is_error))
     };
-    if let Err(e) = written.and_then(|()| out.flush()) {
-        return write_failed(&"the result", &e);
-    }
-    if result.is_error {
+    let is_error = match written.and_then(|is_error| out.flush().map(|()| is_error)) {
+        Ok(is_error) => is_error,
+        Err(e) => return write_failed(&"the result", &e),
+    };
+    if is_error {
         ExitCode::from(EXIT_NOT_CONFORMANT)
     } else {
         ExitCode::SUCCESS

@@ -114,6 +114,25 @@ impl Reference {
         }
     }
 
+    /// Runs one raw tool input and writes its answer's text into `out`, byte for byte the text
+    /// of [`Reference::call`]; says whether the answer is an error. A view of a long file is
+    /// written as the file is read, never held whole in memory (`memspec call`). `Err` when
+    /// writing fails, or when a file changed while it was being written out: what `out` got is
+    /// then not an answer.
+    pub fn call_to(&self, input: &Value, out: &mut dyn std::io::Write) -> std::io::Result<bool> {
+        let result = match Command::parse(input) {
+            Ok(Command::View { path, view_range }) => {
+                match view::view_to(self, &path, view_range, out)? {
+                    None => return Ok(false),
+                    Some(outcome) => reply(outcome).answer.result,
+                }
+            }
+            _ => self.call(input),
+        };
+        out.write_all(result.text.as_bytes())?;
+        Ok(result.is_error)
+    }
+
     /// Runs one validated command.
     pub fn execute(&self, command: &Command) -> ToolResult {
         self.execute_answer(command).result

@@ -71,6 +71,167 @@ pub fn push_numbered<'a>(out: &mut String, first: usize, lines: impl Iterator<It
     }
 }
 
+/// What one pass over a text's bytes, fed in chunks, found: whether they are UTF-8 and how many
+/// lines they hold, counted as [`line_count`] counts them. A view decides everything from this
+/// before it shows a line, so a long file can be read twice in bounded memory instead of once
+/// into memory (see [`NumberedWriter`]).
+#[derive(Debug, Default)]
+pub struct Scan {
+    newlines: usize,
+    last: Option<u8>,
+    /// The start of a character cut by the end of the last chunk (at most 3 bytes).
+    cut: [u8; 4],
+    cut_len: usize,
+    invalid: bool,
+}
+
+impl Scan {
+    /// Takes the next chunk of the text.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        let Some(&last) = chunk.last() else {
+            return;
+        };
+        self.last = Some(last);
+        self.newlines += memchr::memchr_iter(b'\n', chunk).count();
+        if !self.invalid {
+            self.check_utf8(chunk);
+        }
+    }
+
+    /// Whether every byte so far is UTF-8, a character cut by the end of `chunk` carried to the
+    /// next one.
+    fn check_utf8(&mut self, mut chunk: &[u8]) {
+        if self.cut_len > 0 {
+            // Complete the cut character with the first bytes of this chunk. A lead byte says
+            // how long its character is; a byte that cannot lead one is invalid anyway.
+            let want = match self.cut[0] {
+                0xC0..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                _ => 4,
+            };
+            let take = (want - self.cut_len).min(chunk.len());
+            self.cut[self.cut_len..self.cut_len + take].copy_from_slice(&chunk[..take]);
+            self.cut_len += take;
+            chunk = &chunk[take..];
+            match std::str::from_utf8(&self.cut[..self.cut_len]) {
+                Ok(_) => self.cut_len = 0,
+                // Still cut short: the chunk ended first.
+                Err(e) if e.error_len().is_none() && chunk.is_empty() => return,
+                Err(_) => {
+                    self.invalid = true;
+                    return;
+                }
+            }
+        }
+        if let Err(e) = std::str::from_utf8(chunk) {
+            let rest = &chunk[e.valid_up_to()..];
+            if e.error_len().is_none() && rest.len() < self.cut.len() {
+                self.cut[..rest.len()].copy_from_slice(rest);
+                self.cut_len = rest.len();
+            } else {
+                self.invalid = true;
+            }
+        }
+    }
+
+    /// The text's line count, or `None` if it is not UTF-8.
+    pub fn finish(&self) -> Option<usize> {
+        if self.invalid || self.cut_len > 0 {
+            return None;
+        }
+        let lines = match self.last {
+            None | Some(b'\n') => self.newlines,
+            Some(_) => self.newlines + 1,
+        };
+        Some(lines)
+    }
+}
+
+/// Writes lines `first..=last` of a text fed in chunks as [`push_numbered`] appends them
+/// (`\n{number:>6}\t{line}` each), straight into a writer: a 999,999-line view is never one
+/// 48 MB string.
+pub struct NumberedWriter<W: std::io::Write> {
+    out: W,
+    buf: Vec<u8>,
+    /// The line the next byte fed belongs to, 1-indexed.
+    line: usize,
+    number: LineNumber,
+    first: usize,
+    last: usize,
+    /// Whether the next byte fed starts a line.
+    at_start: bool,
+}
+
+impl<W: std::io::Write> NumberedWriter<W> {
+    /// Output is handed to `out` in blocks of about this size.
+    const BLOCK: usize = 1 << 20;
+
+    /// Writes lines `first..=last` (1-indexed) of the text to come into `out`.
+    pub fn new(out: W, first: usize, last: usize) -> NumberedWriter<W> {
+        NumberedWriter {
+            out,
+            buf: Vec::with_capacity(Self::BLOCK + (Self::BLOCK >> 2)),
+            line: 1,
+            number: LineNumber::new(first),
+            first,
+            last,
+            at_start: true,
+        }
+    }
+
+    /// Takes the next chunk of the text. `false` once line `last` is complete: nothing more
+    /// is needed.
+    pub fn feed(&mut self, mut chunk: &[u8]) -> std::io::Result<bool> {
+        while !chunk.is_empty() {
+            if self.line > self.last {
+                return Ok(false);
+            }
+            let shown = self.line >= self.first;
+            if shown && self.at_start {
+                self.buf.push(b'\n');
+                self.buf.extend_from_slice(self.number.as_str().as_bytes());
+                self.buf.push(b'\t');
+            }
+            let end = memchr::memchr(b'\n', chunk);
+            let part = &chunk[..end.unwrap_or(chunk.len())];
+            if shown {
+                self.buf.extend_from_slice(part);
+            }
+            match end {
+                Some(at) => {
+                    chunk = &chunk[at + 1..];
+                    if shown {
+                        self.number.increment();
+                    }
+                    self.line += 1;
+                    self.at_start = true;
+                }
+                None => {
+                    chunk = &[];
+                    self.at_start = false;
+                }
+            }
+            if self.buf.len() >= Self::BLOCK {
+                self.out.write_all(&self.buf)?;
+                self.buf.clear();
+            }
+        }
+        Ok(self.line <= self.last)
+    }
+
+    /// Writes out what is left and returns the writer and how many lines were fed whole or in
+    /// part, so the caller can check that the text was the one it scanned.
+    pub fn finish(mut self) -> std::io::Result<(W, usize)> {
+        self.out.write_all(&self.buf)?;
+        let lines = if self.at_start {
+            self.line - 1
+        } else {
+            self.line
+        };
+        Ok((self.out, lines))
+    }
+}
+
 /// A line number kept as right-aligned ASCII digits and incremented in place, as `cat -n` does:
 /// no division per line.
 struct LineNumber {
@@ -165,6 +326,101 @@ mod tests {
             assert_eq!(n.as_str(), format!("{expected:>6}"));
             n.increment();
         }
+    }
+
+    /// `text` fed to a [`Scan`] in chunks of every size from 1 to 7 bytes.
+    fn scanned(text: &[u8]) -> Vec<Option<usize>> {
+        (1..=7)
+            .map(|size| {
+                let mut scan = Scan::default();
+                text.chunks(size).for_each(|chunk| scan.feed(chunk));
+                scan.finish()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn scans_utf8_and_lines_across_chunks() {
+        for text in [
+            "",
+            "a",
+            "a\n",
+            "\n\n",
+            "é\n漢字\n😀",
+            "x😀y\n",
+            "\u{10FFFF}\n",
+        ] {
+            let want = Some(line_count(text));
+            assert!(
+                scanned(text.as_bytes()).iter().all(|got| *got == want),
+                "{text:?}"
+            );
+        }
+        let cut = "😀".as_bytes();
+        for bad in [
+            &cut[..3],
+            &b"a\xffb"[..],
+            &b"\xc3("[..],
+            &b"\xe2\x82"[..],
+            &b"\xed\xa0\x80"[..],
+        ] {
+            assert!(scanned(bad).iter().all(Option::is_none), "{bad:?}");
+        }
+    }
+
+    /// What [`NumberedWriter`] writes for lines `first..=last` of `text` fed in chunks of `size`.
+    fn written(text: &str, first: usize, last: usize, size: usize) -> String {
+        let mut writer = NumberedWriter::new(Vec::new(), first, last);
+        for chunk in text.as_bytes().chunks(size) {
+            if !writer.feed(chunk).unwrap() {
+                break;
+            }
+        }
+        String::from_utf8(writer.finish().unwrap().0).unwrap()
+    }
+
+    #[test]
+    fn writes_what_push_numbered_appends() {
+        let texts = [
+            "",
+            "a",
+            "a\n",
+            "\n",
+            "\n\n",
+            "a\nb",
+            "ab\n\ncd\n",
+            "é\n漢字\n😀\n\nz",
+        ];
+        for text in texts {
+            let n = line_count(text);
+            for first in 1..=n.max(1) {
+                for last in first.saturating_sub(1)..=n {
+                    let mut want = String::new();
+                    push_numbered(
+                        &mut want,
+                        first,
+                        lines(text).skip(first - 1).take(last + 1 - first),
+                    );
+                    for size in 1..=5 {
+                        assert_eq!(
+                            written(text, first, last, size),
+                            want,
+                            "{text:?} {first}..={last} by {size}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn counts_the_lines_fed() {
+        let mut writer = NumberedWriter::new(Vec::new(), 1, 2);
+        assert!(writer.feed(b"a\nb").unwrap());
+        assert_eq!(writer.finish().unwrap().1, 2);
+        let mut writer = NumberedWriter::new(Vec::new(), 1, 1);
+        assert!(!writer.feed(b"a\nb\n").unwrap());
+        assert_eq!(writer.finish().unwrap().1, 1);
     }
 
     #[test]

@@ -1,20 +1,129 @@
 //! `view`: a folder listing two levels deep, or a file with line numbers.
 
 use std::ffi::{OsStr, OsString};
-use std::io::{self, Read};
+use std::io::{self, Read, Seek, Write};
 
 use cap_fs_ext::DirExt;
-use cap_std::fs::Dir;
+use cap_std::fs::{Dir, File, MetadataExt as _};
 
 use super::confine::{self, Kind};
 use super::messages::{self, Said};
-use super::{Outcome, Reference, locate, read_refusal, refuse_leaf, text};
+use super::{Located, Outcome, Reference, locate, read_refusal, refuse_leaf, text};
 use crate::protocol::Image;
 use crate::spec::Revision;
 
 pub(super) fn view(reference: &Reference, spelled: &str, range: Option<(i128, i128)>) -> Outcome {
     let located = locate(reference, spelled, messages::view_missing)?;
-    if let Some(refusal) = refuse_leaf(&located, spelled, messages::view_missing) {
+    view_located(reference, &located, spelled, range)
+}
+
+/// Files at least this long are written out by [`view_to`] as they are read.
+const STREAM_MIN: u64 = 1 << 20;
+/// The size of each read of a file written out as it is read.
+const STREAM_CHUNK: usize = 1 << 20;
+
+/// [`view`], writing the answer's text into `out` when it is a long file's lines: such a file is
+/// read twice in [`STREAM_CHUNK`]s, once to decide the answer ([`text::Scan`]: UTF-8, line count,
+/// range) and once to write its lines ([`text::NumberedWriter`]), so a 999,999-line view never
+/// holds the file or its numbered text in memory. The text written is exactly the [`view`]
+/// answer's. `Ok(None)`: the view was written; `Ok(Some(answer))`: nothing was written, the
+/// answer is the caller's to write (every error, folders, images, short files and views that
+/// `ga-2026` cuts, which are short). `Err`: writing failed, or the file changed while it was
+/// written out.
+pub(super) fn view_to(
+    reference: &Reference,
+    spelled: &str,
+    range: Option<(i128, i128)>,
+    out: &mut dyn Write,
+) -> io::Result<Option<Outcome>> {
+    let located = match locate(reference, spelled, messages::view_missing) {
+        Ok(located) => located,
+        Err(refusal) => return Ok(Some(Err(refusal))),
+    };
+    let name = match (&located.name, located.kind) {
+        (Some(name), Kind::File) if range.is_some() || !has_image_name(name) => name,
+        _ => return Ok(Some(view_located(reference, &located, spelled, range))),
+    };
+    let refusal = |e| read_refusal(e, spelled, "view", messages::view_missing);
+    let (mut file, size) = match confine::open_file(&located.parent, name) {
+        Ok(opened) => opened,
+        Err(e) => return Ok(Some(Err(refusal(e)))),
+    };
+    let revision = reference.revision();
+    if size < STREAM_MIN || (range.is_none() && revision == Revision::Ga2026) {
+        return Ok(Some(show_file(file, size, name, spelled, range, revision)));
+    }
+    let mut chunk = vec![0; STREAM_CHUNK];
+    let scanned = (|| {
+        let before = file.metadata()?;
+        let mut scan = text::Scan::default();
+        loop {
+            let n = read_some(&mut file, &mut chunk)?;
+            if n == 0 {
+                return Ok((before, scan));
+            }
+            scan.feed(&chunk[..n]);
+        }
+    })();
+    let (before, scan) = match scanned {
+        Ok(scanned) => scanned,
+        Err(e) => return Ok(Some(Err(refusal(confine::ReadError::Io(e))))),
+    };
+    let Some(n_lines) = scan.finish() else {
+        return Ok(Some(Err(messages::not_utf8(spelled))));
+    };
+    let (first, last) = match shown_lines(n_lines, range, spelled) {
+        Ok(shown) => shown,
+        Err(refusal) => return Ok(Some(Err(refusal))),
+    };
+    if let Err(e) = file.rewind() {
+        return Ok(Some(Err(refusal(confine::ReadError::Io(e)))));
+    }
+    out.write_all(messages::view_file_header(spelled).text.as_bytes())?;
+    let mut lines = text::NumberedWriter::new(out, first, last);
+    loop {
+        let n = read_some(&mut file, &mut chunk)?;
+        if n == 0 || !lines.feed(&chunk[..n])? {
+            break;
+        }
+    }
+    let (_, fed) = lines.finish()?;
+    let after = file.metadata()?;
+    let stamp = |m: &cap_std::fs::Metadata| {
+        (
+            m.len(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec(),
+        )
+    };
+    if fed < last || stamp(&before) != stamp(&after) {
+        return Err(io::Error::other(format!(
+            "{spelled} changed while it was being viewed: what was written is not one state of it"
+        )));
+    }
+    Ok(None)
+}
+
+/// One `read`, retried when interrupted.
+fn read_some(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match file.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            other => return other,
+        }
+    }
+}
+
+/// [`view`] of a path found.
+fn view_located(
+    reference: &Reference,
+    located: &Located,
+    spelled: &str,
+    range: Option<(i128, i128)>,
+) -> Outcome {
+    if let Some(refusal) = refuse_leaf(located, spelled, messages::view_missing) {
         return Err(refusal);
     }
     match (&located.name, located.kind) {
@@ -43,7 +152,20 @@ fn view_file(
     revision: Revision,
 ) -> Outcome {
     let refusal = |e| read_refusal(e, spelled, "view", messages::view_missing);
-    let (mut file, size) = confine::open_file(parent, name).map_err(refusal)?;
+    let (file, size) = confine::open_file(parent, name).map_err(refusal)?;
+    show_file(file, size, name, spelled, range, revision)
+}
+
+/// [`view_file`] of the file opened, `size` bytes long.
+fn show_file(
+    mut file: File,
+    size: u64,
+    name: &str,
+    spelled: &str,
+    range: Option<(i128, i128)>,
+    revision: Revision,
+) -> Outcome {
+    let refusal = |e| read_refusal(e, spelled, "view", messages::view_missing);
     let mut bytes = Vec::new();
     // An image is shown only to a view of the whole file (`decide.image-view`): with
     // `view_range`, any file is text.
@@ -70,13 +192,7 @@ fn view_file(
         .map_err(|e| refusal(confine::ReadError::Io(e)))?;
     let content = std::str::from_utf8(&bytes).map_err(|_| messages::not_utf8(spelled))?;
     let n_lines = text::line_count(content);
-    if n_lines > text::MAX_LINES {
-        return Err(messages::view_too_many_lines(spelled));
-    }
-    let (first, last) = match range {
-        None => (1, n_lines),
-        Some((start, end)) => check_range(start, end, n_lines)?,
-    };
+    let (first, last) = shown_lines(n_lines, range, spelled)?;
     if range.is_none()
         && revision == Revision::Ga2026
         && let Some(cut) = cut_view(content, spelled, n_lines)
@@ -88,6 +204,22 @@ fn view_file(
     let shown = text::lines(content).skip(first - 1).take(last + 1 - first);
     text::push_numbered(&mut view.text, first, shown);
     Ok(view)
+}
+
+/// The lines a view of a file of `n_lines` lines shows, 1-indexed and inclusive, or why it
+/// shows none.
+fn shown_lines(
+    n_lines: usize,
+    range: Option<(i128, i128)>,
+    spelled: &str,
+) -> Result<(usize, usize), Said> {
+    if n_lines > text::MAX_LINES {
+        return Err(messages::view_too_many_lines(spelled));
+    }
+    match range {
+        None => Ok((1, n_lines)),
+        Some((start, end)) => check_range(start, end, n_lines),
+    }
 }
 
 /// The view of a file longer than [`messages::VIEW_CHAR_BUDGET`] characters under `ga-2026`
@@ -356,6 +488,50 @@ mod tests {
         assert_eq!(whole_lines_within(content, 2, 4, 8), 2);
         assert_eq!(whole_lines_within(content, 1, 4, 3), 0);
         assert_eq!(whole_lines_within("", 1, 0, 10), 0);
+    }
+
+    /// A view written out by [`Reference::call_to`] is byte for byte the text of
+    /// [`Reference::call`], and so is the answer that is not written out, in both revisions.
+    #[test]
+    fn written_views_are_the_answers() {
+        let dir = tempfile::tempdir().unwrap();
+        // Longer than STREAM_MIN, with characters cut by the chunk boundaries.
+        let line = "é漢字 😀 word\n";
+        let long = line.repeat((STREAM_MIN as usize / line.len()) * 3 + 7);
+        std::fs::write(dir.path().join("long.txt"), &long).unwrap();
+        std::fs::write(dir.path().join("open.txt"), long.trim_end()).unwrap();
+        let mut bad = long.clone().into_bytes();
+        bad[STREAM_CHUNK + 1] = 0xff;
+        std::fs::write(dir.path().join("bad.txt"), bad).unwrap();
+        std::fs::write(
+            dir.path().join("many.txt"),
+            "x\n".repeat(text::MAX_LINES + 1),
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("short.txt"), "a\nb\n").unwrap();
+        let ranges = [
+            None,
+            Some((2, -1)),
+            Some((1000, 90_000)),
+            Some((5, 4)),
+            Some((0, 3)),
+        ];
+        for revision in Revision::ALL {
+            let reference = Reference::open_as(dir.path(), revision).unwrap();
+            for name in ["long", "open", "bad", "many", "short", "missing"] {
+                for range in ranges {
+                    let mut input = serde_json::json!({"command": "view", "path": format!("/memories/{name}.txt")});
+                    if let Some((a, b)) = range {
+                        input["view_range"] = serde_json::json!([a, b]);
+                    }
+                    let want = reference.call(&input);
+                    let mut out = Vec::new();
+                    let is_error = reference.call_to(&input, &mut out).unwrap();
+                    assert_eq!(is_error, want.is_error, "{revision} {input}");
+                    assert!(out == want.text.as_bytes(), "{revision} {input}");
+                }
+            }
+        }
     }
 
     #[test]
