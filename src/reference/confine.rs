@@ -10,6 +10,7 @@ use std::ffi::{OsStr, OsString};
 use std::io::{self, Read, Write};
 use std::os::fd::AsFd;
 use std::path::Path;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use cap_fs_ext::{
@@ -84,14 +85,17 @@ impl Root {
     /// Opens the folder holding `components`' last element, walking without following links.
     /// With `create`, missing folders are made on the way.
     pub fn parent_of(&self, components: &[String], create: bool) -> Result<Dir, WalkError> {
-        let mut current = self.dir.try_clone().map_err(WalkError::Io)?;
-        let Some((_, parents)) = components.split_last() else {
-            return Ok(current);
-        };
+        let parents = components
+            .split_last()
+            .map_or(&[][..], |(_, parents)| parents);
+        // The folder reached so far; `None` for the root, which is walked from without a copy
+        // of its handle (only returned as one when the path has no parent folder).
+        let mut reached: Option<Dir> = None;
         for (at, name) in parents.iter().enumerate() {
-            current = match current.open_dir_nofollow(name) {
+            let current = reached.as_ref().unwrap_or(&self.dir);
+            let next = match current.open_dir_nofollow(name) {
                 Ok(next) => next,
-                Err(err) => match kind_of(&current, name) {
+                Err(err) => match kind_of(current, name) {
                     Kind::Missing if create => {
                         match current.create_dir(name) {
                             Ok(()) => {}
@@ -101,7 +105,7 @@ impl Root {
                         }
                         current
                             .open_dir_nofollow(name)
-                            .map_err(|e| classify(&current, name, at, e))?
+                            .map_err(|e| classify(current, name, at, e))?
                     }
                     Kind::Missing => return Err(WalkError::Missing { at }),
                     Kind::Symlink => return Err(WalkError::Symlink { at }),
@@ -109,8 +113,12 @@ impl Root {
                     Kind::Dir => return Err(WalkError::Io(err)),
                 },
             };
+            reached = Some(next);
         }
-        Ok(current)
+        match reached {
+            Some(dir) => Ok(dir),
+            None => self.dir.try_clone().map_err(WalkError::Io),
+        }
     }
 }
 
@@ -173,8 +181,22 @@ impl From<io::Error> for ReadError {
 pub fn read_file(dir: &Dir, name: &str) -> Result<Vec<u8>, ReadError> {
     let (mut file, len) = open_file(dir, name)?;
     let mut bytes = Vec::with_capacity(len as usize);
-    file.read_to_end(&mut bytes)?;
+    read_rest(&mut file, &mut bytes)?;
     Ok(bytes)
+}
+
+/// Appends the rest of `file` to `bytes`, whose spare capacity should already hold it (the size
+/// [`open_file`] returned). A file that grew meanwhile is read whole all the same.
+pub fn read_rest(file: &mut cap_std::fs::File, bytes: &mut Vec<u8>) -> io::Result<usize> {
+    /// A file seen only as a reader: `File::read_to_end` would ask the kernel for the file's
+    /// size and position again (`statx` and `lseek`) before reading, though the caller knows it.
+    struct Plain<'a>(&'a mut cap_std::fs::File);
+    impl Read for Plain<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.0.read(buf)
+        }
+    }
+    Plain(file).read_to_end(bytes)
 }
 
 /// Opens a regular file for reading as [`read_file`] does (no link followed, no FIFO waited
@@ -200,10 +222,14 @@ pub fn open_file(dir: &Dir, name: &str) -> Result<(cap_std::fs::File, u64), Read
 /// Writes `bytes` to a new hidden temp file in `dir`, fsynced, and returns its name.
 fn write_temp(dir: &Dir, bytes: &[u8]) -> io::Result<String> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
+    // The process id makes names unlikely to collide with another process's; it is asked once
+    // (a `getpid` per write otherwise). O_EXCL is what guarantees a fresh file: a name taken
+    // anyway, even by a forked child that kept this id, only moves on to the next number.
+    static PID: OnceLock<u32> = OnceLock::new();
+    let pid = *PID.get_or_init(std::process::id);
     loop {
         let name = format!(
-            "{TEMP_PREFIX}{}-{}",
-            std::process::id(),
+            "{TEMP_PREFIX}{pid}-{}",
             COUNTER.fetch_add(1, Ordering::Relaxed)
         );
         let mut options = OpenOptions::new();

@@ -65,18 +65,19 @@ pub(super) fn rename(reference: &Reference, old_spelled: &str, new_spelled: &str
         return Err(messages::rename_trailing_slash(old_spelled, new_spelled));
     }
     // Destination: refuse if anything is there; a missing parent is fine (it gets created).
-    match reference.root().parent_of(new.components(), false) {
+    let new_name = new
+        .components()
+        .last()
+        .map(String::as_str)
+        .unwrap_or_default();
+    let existing_parent = match reference.root().parent_of(new.components(), false) {
         Ok(parent) => {
-            let name = new
-                .components()
-                .last()
-                .map(String::as_str)
-                .unwrap_or_default();
-            if confine::kind_of(&parent, name) != Kind::Missing {
+            if confine::kind_of(&parent, new_name) != Kind::Missing {
                 return Err(messages::rename_exists(new_spelled));
             }
+            Some(parent)
         }
-        Err(WalkError::Missing { .. }) => {}
+        Err(WalkError::Missing { .. }) => None,
         Err(WalkError::NotDir { at }) => {
             return Err(messages::rename_parent_not_dir(
                 new_spelled,
@@ -92,12 +93,15 @@ pub(super) fn rename(reference: &Reference, old_spelled: &str, new_spelled: &str
                 messages::rename_missing,
             ));
         }
-    }
+    };
     if source.kind == Kind::Dir && new.starts_with(&old) {
         return Err(messages::rename_into_itself(old_spelled, new_spelled));
     }
-    let target_parent =
-        reference
+    // The destination's folder as found above (under the lock, nothing of ours moved it), or
+    // made now that the checks passed.
+    let target_parent = match existing_parent {
+        Some(parent) => parent,
+        None => reference
             .root()
             .parent_of(new.components(), true)
             .map_err(|e| match e {
@@ -105,12 +109,8 @@ pub(super) fn rename(reference: &Reference, old_spelled: &str, new_spelled: &str
                     messages::rename_parent_not_dir(new_spelled, &new.prefix_display(at + 1))
                 }
                 other => walk_error(other, &new, new_spelled, "rename", messages::rename_missing),
-            })?;
-    let new_name = new
-        .components()
-        .last()
-        .map(String::as_str)
-        .unwrap_or_default();
+            })?,
+    };
     match confine::rename_no_replace(&source.parent, old_name, &target_parent, new_name) {
         Ok(()) => Ok(messages::rename_ok(old_spelled, new_spelled)),
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {

@@ -188,8 +188,7 @@ fn show_file(
         // An image name on bytes that are no image: the file is text like any other.
     }
     bytes.reserve((size as usize).saturating_sub(bytes.len()));
-    file.read_to_end(&mut bytes)
-        .map_err(|e| refusal(confine::ReadError::Io(e)))?;
+    confine::read_rest(&mut file, &mut bytes).map_err(|e| refusal(confine::ReadError::Io(e)))?;
     let content = std::str::from_utf8(&bytes).map_err(|_| messages::not_utf8(spelled))?;
     let n_lines = text::line_count(content);
     let (first, last) = shown_lines(n_lines, range, spelled)?;
