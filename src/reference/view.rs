@@ -227,6 +227,11 @@ fn shown_lines(
 /// of characters past line-finding, whatever the file's size.
 fn cut_view(content: &str, spelled: &str, n_lines: usize) -> Option<messages::Said> {
     let budget = messages::VIEW_CHAR_BUDGET;
+    // Every line fits when the whole text does, newlines included: no more characters than
+    // bytes. Most files are that short, and counting their characters is most of a view's work.
+    if content.len() <= budget {
+        return None;
+    }
     let shown = whole_lines_within(content, 1, n_lines, budget);
     if shown == n_lines {
         return None;
