@@ -828,6 +828,22 @@ def run_call_vs_cat(env: Env, results: dict) -> None:
 SYSCALLS = "fsync,fdatasync,sync_file_range,rename,renameat,renameat2,link,linkat,unlink,unlinkat,flock"
 
 
+def wait_attached(tracer: subprocess.Popen, timeout: float = 10.0) -> None:
+    """Waits until strace says it has attached: calls made before would go uncounted, and the
+    durability check would then fail for want of them."""
+    import select
+    deadline = time.monotonic() + timeout
+    seen = b""
+    while b"attached" not in seen:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([tracer.stderr], [], [], left)[0]:
+            raise RuntimeError(f"strace did not attach within {timeout:.0f} s: {seen[-300:]!r}")
+        chunk = os.read(tracer.stderr.fileno(), 4096)
+        if not chunk:
+            raise RuntimeError(f"strace exited before attaching: {seen[-300:]!r}")
+        seen += chunk
+
+
 def run_syscalls(env: Env, results: dict) -> None:
     """Counts the durability-relevant syscalls each side makes for the mixed workload (strace)."""
     a = env.args
@@ -846,11 +862,12 @@ def run_syscalls(env: Env, results: dict) -> None:
         p.call({"control": "hello"})
         _, pop = p.timed(wl["populate"])
         tracer = subprocess.Popen(["strace", "-f", "-c", "-o", str(out), "-e", f"trace={SYSCALLS}",
-                                   "-p", str(p.proc.pid)], stderr=subprocess.DEVNULL)
-        time.sleep(1.0)  # let strace attach
+                                   "-p", str(p.proc.pid)], stderr=subprocess.PIPE)
+        wait_attached(tracer)
         _, replies = p.timed(wl["ops"])
         tracer.send_signal(2)  # SIGINT: strace detaches and writes its summary
         tracer.wait()
+        tracer.stderr.close()
         p.close()
         table = {}
         for line in out.read_text().splitlines():
