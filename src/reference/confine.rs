@@ -4,7 +4,8 @@
 //! `cap-std` gives the sandbox (no absolute path, no `..`, nothing above the root can even be
 //! named), and each component is opened with `O_NOFOLLOW`, so a symlink, planted before or swapped
 //! in during an operation, is refused instead of followed. Writes go to a hidden temp file that is
-//! fsynced and then renamed (or linked, when the destination must not exist) into place.
+//! fsynced and then renamed into place, with `RENAME_NOREPLACE` when the destination must not
+//! exist.
 
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Read, Write};
