@@ -588,6 +588,10 @@ def run_mixed(env: Env, results: dict) -> None:
     by_kind = {"memspec": [], "python": []}  # per rep: kind -> seconds
     chunks = {s: [] for s in sides}  # per rep: seconds of each chunk
     problems = []
+    # Folders of finished reps, removed at the end: removing them between reps would free a
+    # thousand inodes, and on ext4 without a journal every new inode is allocated past the ones
+    # freed in the last seconds, so the next rep's first chunks would all pay for that scan.
+    done = []
     print(f"[1] mixed workload: {a.files} files populated, {n} timed ops in {len(bounds)} chunks of "
           f"{a.chunk}, interleaved across the four sides, {a.reps} reps", file=sys.stderr)
     for rep in range(a.reps):
@@ -647,7 +651,7 @@ def run_mixed(env: Env, results: dict) -> None:
                 differ = sorted(k for k in set(got) & set(wl["final"]) if got[k] != wl["final"][k])[:3]
                 problems.append(f"{side} rep {rep}: final state differs from the model "
                                 f"(missing {missing}, extra {extra}, different {differ})")
-            shutil.rmtree(bases[side])
+            done.append(bases[side])
         for side in ("memspec", "python"):
             if errs[side]:
                 problems.append(f"{side} rep {rep}: {len(errs[side])} error replies, e.g. {errs[side][:2]}")
@@ -658,6 +662,8 @@ def run_mixed(env: Env, results: dict) -> None:
             cpu[side].append(used[side])
         print(f"    rep {rep + 1}/{a.reps} " + "  ".join(f"{s} {total[s]:.3f} s ({n / total[s]:.0f} ops/s)"
                                                       for s in sides), file=sys.stderr)
+    for base in done:
+        shutil.rmtree(base)
     ratio_py = [p / m for m, p in zip(times["memspec"], times["python"])]
     ratio_floor = [m / f for m, f in zip(times["memspec"], times["floor"])]
     # Noise-filtered totals: for each chunk, the fastest of the reps, summed over the chunks.
