@@ -5,36 +5,17 @@
 //! (the list may also hold `{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "..."}}`
 //! blocks, as in a Messages API `tool_result`)
 //! or, for a control, `{"id": 2, "ok": true}`.
+//!
+//! The lines themselves are the `memspec-protocol` crate's types, the ones `memspec serve` and
+//! Rust backends write: [`Request`] is its request, and [`content`] reads a reply's `content`
+//! with its parser. What stays here is the harness's reading of a reply: the text to compare.
 
-use serde::{Deserialize, Serialize};
+use memspec_protocol::Block;
 use serde_json::Value;
 
 use crate::protocol::Image;
 
-/// The protocol version this module speaks.
-pub const PROTOCOL_VERSION: u32 = 1;
-
-/// One line from the harness to a backend.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Request {
-    /// Correlation id, echoed in the reply.
-    pub id: u64,
-    /// The tool input (absent for a control request). `"input": null` is a (malformed) tool
-    /// input, not an absent one, so it is kept as `Some(Value::Null)`.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub input: Option<Value>,
-    /// A control request: `reset` wipes the memories folder, `hello` asks who is there.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub control: Option<String>,
-}
-
-fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(deserializer).map(Some)
-}
+pub use memspec_protocol::{PROTOCOL_VERSION, Request};
 
 /// A reply's `content`, read: the text Claude would read, and the images it would see.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -50,34 +31,27 @@ pub struct Content {
 /// `tool_result` (`text` blocks concatenated, `image` blocks with a base64 source kept, each
 /// described in the text). Anything else is a protocol violation, described in the error.
 pub fn content(content: &Value) -> Result<Content, String> {
-    match content {
-        Value::String(s) => Ok(Content {
-            text: s.clone(),
-            images: Vec::new(),
-        }),
-        Value::Array(blocks) => {
-            let mut read = Content::default();
-            for block in blocks {
-                match (block.get("type").and_then(Value::as_str), block.get("text")) {
-                    (Some("text"), Some(Value::String(t))) => read.text.push_str(t),
-                    (Some("image"), _) => {
-                        let image = Image::from_block(block)?;
-                        read.text.push_str(&image.describe());
-                        read.images.push(image);
-                    }
-                    _ => {
-                        return Err(format!(
-                            "content block is not a text or image block: {block}"
-                        ));
-                    }
-                }
-            }
-            Ok(read)
+    let blocks = match memspec_protocol::Content::from_value(content) {
+        Ok(memspec_protocol::Content::Text(text)) => {
+            return Ok(Content {
+                text,
+                images: Vec::new(),
+            });
         }
-        other => Err(format!(
-            "`content` must be a string or a list of text and image blocks, got {other}"
-        )),
+        Ok(memspec_protocol::Content::Blocks(blocks)) => blocks,
+        Err(e) => return Err(e.to_string()),
+    };
+    let mut read = Content::default();
+    for block in blocks {
+        match block {
+            Block::Text(text) => read.text.push_str(&text),
+            Block::Image(image) => {
+                read.text.push_str(&image.describe());
+                read.images.push(image);
+            }
+        }
     }
+    Ok(read)
 }
 
 /// Turns a reply's `content` into the text Claude would read: a string as is, a list of text
