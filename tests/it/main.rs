@@ -11,6 +11,7 @@ mod recipes;
 mod reference;
 mod replay;
 mod revisions;
+mod rust_backend;
 mod sandbox;
 mod schemas;
 mod sdk;
