@@ -158,6 +158,14 @@ impl Matrix {
         }
     }
 
+    /// How many cases had `outcome` on the backend of `column`.
+    fn count(&self, column: usize, outcome: Outcome) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| r.outcomes.get(column) == Some(&outcome))
+            .count()
+    }
+
     /// HTML: one self-contained page with the counts per backend, then every case as a row of
     /// outcomes (cases where the backends differ first), each cell coloured by its outcome.
     pub fn html(&self) -> String {
@@ -187,12 +195,7 @@ impl Matrix {
         ] {
             let _ = write!(out, "<tr><td>{}</td>", outcome.as_str());
             for column in 0..self.backends.len() {
-                let n = self
-                    .rows
-                    .iter()
-                    .filter(|r| r.outcomes.get(column) == Some(&outcome))
-                    .count();
-                let _ = write!(out, "<td>{n}</td>");
+                let _ = write!(out, "<td>{}</td>", self.count(column, outcome));
             }
             out.push_str("</tr>");
         }
@@ -243,12 +246,7 @@ impl Matrix {
         ] {
             let _ = write!(out, "| {} |", outcome.as_str());
             for column in 0..self.backends.len() {
-                let n = self
-                    .rows
-                    .iter()
-                    .filter(|r| r.outcomes.get(column) == Some(&outcome))
-                    .count();
-                let _ = write!(out, " {n} |");
+                let _ = write!(out, " {} |", self.count(column, outcome));
             }
             out.push('\n');
         }
