@@ -16,7 +16,6 @@ use memspec::judge::grade::{Finding, Harm, Outcome, worst};
 use memspec::judge::witness;
 use memspec::replay::{Kind, Pair, ReplayOptions};
 use memspec::spec::{Level, Revision};
-use memspec::transcript::{Format, MEMORY_TOOL, ToolCall, Transcript};
 use serde_json::Value;
 
 use crate::check::{bin, root};
@@ -221,22 +220,9 @@ fn calls(loaded: &Loaded, row: &Row) -> Vec<Value> {
 /// Through `replay`: the worst divergence of the backend from the reference that follows from
 /// no earlier step.
 fn by_replay(loaded: &Loaded, row: &Row) -> Grade {
-    let transcript = Transcript {
-        source: row.case.to_string(),
-        format: Format::Inputs,
-        calls: calls(loaded, row)
-            .into_iter()
-            .enumerate()
-            .map(|(i, input)| ToolCall {
-                id: format!("step-{}", i + 1),
-                name: MEMORY_TOOL.to_string(),
-                input,
-                recorded: None,
-                line: Some(i + 1),
-            })
-            .collect(),
-        session: None,
-    };
+    // The same calls as fuzz's sequence, as the transcript fuzz replays them.
+    let actions: Vec<Action> = calls(loaded, row).into_iter().map(Action::Call).collect();
+    let transcript = memspec::fuzz::trial::transcript(&actions, row.case);
     let options = ReplayOptions {
         backend: spec_of(row),
         seed: None,
