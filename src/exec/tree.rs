@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::ffi::CStr;
 use std::hash::Hasher;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -77,8 +78,9 @@ impl Entry {
 /// The memory folder's entries, sorted by path.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Tree {
-    /// Every entry, depth first, sorted by name.
-    pub entries: Vec<Entry>,
+    /// Every entry, depth first, sorted by name; shared between the trees of successive steps,
+    /// which differ in a few entries.
+    pub entries: Vec<Arc<Entry>>,
 }
 
 /// How one path differs between two trees.
@@ -139,7 +141,7 @@ impl Tree {
         self.entries
             .binary_search_by(|e| compare_paths(&e.path, path))
             .ok()
-            .map(|i| &self.entries[i])
+            .map(|i| &*self.entries[i])
     }
 }
 
@@ -194,6 +196,8 @@ impl Scanner {
                 at = parent;
             }
         }
+        ancestors.sort();
+        ancestors.dedup();
         let stale = |entry: &str| {
             ancestors.iter().any(|a| a == entry)
                 || paths.iter().any(|p| {
@@ -203,16 +207,12 @@ impl Scanner {
                             .is_some_and(|r| r.starts_with('/'))
                 })
         };
-        let mut entries: Vec<Entry> = previous
-            .entries
-            .iter()
-            .filter(|e| !stale(&e.path))
-            .cloned()
-            .collect();
-        ancestors.sort();
-        ancestors.dedup();
+        // What stays is already in order; what is scanned again is a few entries, sorted on
+        // their own and merged in, so an update costs the change, not a sort of the tree.
+        let kept = previous.entries.iter().filter(|e| !stale(&e.path));
+        let mut fresh: Vec<Arc<Entry>> = Vec::new();
         for path in ancestors.iter().chain(paths) {
-            if entries.iter().any(|e| &e.path == path) {
+            if fresh.iter().any(|e| &e.path == path) {
                 continue;
             }
             let Ok(parts) = fs::components(path) else {
@@ -230,23 +230,30 @@ impl Scanner {
             let Ok(Some(meta)) = fs::meta_at(dir.as_fd(), &name) else {
                 continue;
             };
-            entries.push(self.entry(dir.as_fd(), &name, path.clone(), &meta));
+            fresh.push(Arc::new(self.entry(
+                dir.as_fd(),
+                &name,
+                path.clone(),
+                &meta,
+            )));
             if meta.kind == Kind::Dir
                 && paths.contains(path)
                 && let Ok(below) = fs::open_dir_at(dir.as_fd(), &name)
             {
-                self.walk(below, path.clone(), &mut entries);
+                self.walk(below, path.clone(), &mut fresh);
             }
         }
-        entries.sort_by(|a, b| compare_paths(&a.path, &b.path));
-        entries.dedup_by(|a, b| a.path == b.path);
-        Tree { entries }
+        fresh.sort_by(|a, b| compare_paths(&a.path, &b.path));
+        fresh.dedup_by(|a, b| a.path == b.path);
+        Tree {
+            entries: merge(kept, fresh),
+        }
     }
 
     /// Every entry below the open folder `top` (named `prefix`), depth first with an explicit
     /// stack: at most [`MAX_DEPTH`] folders are open at once (past that, a folder is listed as
     /// an entry but not entered).
-    fn walk(&mut self, top: OwnedFd, prefix: String, entries: &mut Vec<Entry>) {
+    fn walk(&mut self, top: OwnedFd, prefix: String, entries: &mut Vec<Arc<Entry>>) {
         let mut stack: Vec<(OwnedFd, String)> = vec![(top, prefix)];
         while let Some((dir, prefix)) = stack.pop() {
             let Ok(listing) = fs::entries(dir.as_fd()) else {
@@ -263,7 +270,12 @@ impl Scanner {
                 let Ok(Some(meta)) = fs::meta_at(dir.as_fd(), &name) else {
                     continue;
                 };
-                entries.push(self.entry(dir.as_fd(), &name, path.clone(), &meta));
+                entries.push(Arc::new(self.entry(
+                    dir.as_fd(),
+                    &name,
+                    path.clone(),
+                    &meta,
+                )));
                 if meta.kind == Kind::Dir
                     && depth < MAX_DEPTH
                     && stack.len() < MAX_DEPTH
@@ -346,10 +358,36 @@ impl Scanner {
     }
 }
 
+/// Two runs of entries in path order as one; where both hold a path, `fresh` wins.
+fn merge<'a>(
+    kept: impl Iterator<Item = &'a Arc<Entry>>,
+    fresh: Vec<Arc<Entry>>,
+) -> Vec<Arc<Entry>> {
+    let mut out = Vec::with_capacity(fresh.len());
+    let mut kept = kept.peekable();
+    for entry in fresh {
+        while let Some(old) = kept.next_if(|old| compare_paths(&old.path, &entry.path).is_lt()) {
+            out.push(old.clone());
+        }
+        kept.next_if(|old| old.path == entry.path);
+        out.push(entry);
+    }
+    out.extend(kept.cloned());
+    out
+}
+
 /// Orders paths component by component, so that a folder's entries follow it directly
 /// (`notes`, `notes/a.md`, `notes-old`): the order of a tree drawn depth first.
 pub fn compare_paths(a: &str, b: &str) -> std::cmp::Ordering {
-    a.split('/').cmp(b.split('/'))
+    // Component by component is byte by byte with `/` below every other byte: no name holds a
+    // `/`, so the first byte where two paths differ is where their components differ, and a
+    // component that ends there (`/` or the end) comes first. Lifting every byte by one keeps
+    // that true even for a NUL, which no path holds.
+    fn key(path: &str) -> impl Iterator<Item = u16> + '_ {
+        path.bytes()
+            .map(|b| if b == b'/' { 0 } else { u16::from(b) + 1 })
+    }
+    key(a).cmp(key(b))
 }
 
 fn digest(bytes: &[u8]) -> u64 {
@@ -388,6 +426,13 @@ mod tests {
         let paths = ["n/m/new.md".to_string(), "a/b".to_string()];
         let updated = scanner.update(Some(handle.as_fd()), &before, &paths);
         assert_eq!(updated, Scanner::default().scan(Some(handle.as_fd())));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn paths_order_component_by_component(a in "[a./ -]{0,8}", b in "[a./ -]{0,8}") {
+            proptest::prop_assert_eq!(compare_paths(&a, &b), a.split('/').cmp(b.split('/')));
+        }
     }
 
     #[test]

@@ -72,7 +72,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, area: Rect, app: &App, scroll: usize, 
     let mut entries: Vec<(&Entry, Option<Difference>)> = shown
         .entries
         .iter()
-        .map(|e| (e, marks.get(e.path.as_str()).copied()))
+        .map(|e| (&**e, marks.get(e.path.as_str()).copied()))
         .collect();
     if let Some(reference) = other {
         entries.extend(
@@ -80,7 +80,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, area: Rect, app: &App, scroll: usize, 
                 .entries
                 .iter()
                 .filter(|e| marks.get(e.path.as_str()) == Some(&Difference::OnlySecond))
-                .map(|e| (e, Some(Difference::OnlySecond))),
+                .map(|e| (&**e, Some(Difference::OnlySecond))),
         );
         entries.sort_by(|a, b| compare_paths(&a.0.path, &b.0.path));
     }
