@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::model::{Model, Oracle, ROOT, lines_of};
+use super::model::{Expected, Model, Oracle, ROOT, lines_of};
 use crate::rng::Rng;
 use crate::spec::Level;
 use crate::spec::{Revision, Spec};
@@ -138,36 +138,47 @@ impl Generator {
         }
     }
 
-    /// A sequence of about `length` steps, each run on `oracle` as it is made. A call whose
-    /// answer follows a decision rather than the spec (INFO) is left out: any answer would do
-    /// there, so it proves nothing and would make the stores differ for no fault.
-    pub fn sequence(&mut self, oracle: &mut Oracle, spec: &Spec, length: usize) -> Vec<Action> {
+    /// A sequence of about `length` steps, each run on `oracle` as it is made, with what the
+    /// reference answered to each of its calls and the store after it (what a trial of the
+    /// sequence expects). A call whose answer follows a decision rather than the spec (INFO) is
+    /// left out: any answer would do there, so it proves nothing and would make the stores
+    /// differ for no fault.
+    pub fn sequence(
+        &mut self,
+        oracle: &mut Oracle,
+        spec: &Spec,
+        length: usize,
+    ) -> (Vec<Action>, Vec<Expected>) {
         let mut actions = Vec::with_capacity(length);
+        let mut expected = Vec::with_capacity(length);
+        let open = |step: &Expected| {
+            step.answer.result.is_error && spec.level(&step.answer.rule) == Level::Info
+        };
         let mut attempts = 0;
         while actions.len() < length && attempts < length * 4 {
             attempts += 1;
             let action = self.action(oracle.model());
             if let Action::Call(input) = &action {
                 // An error the reference gives under a decision changes nothing: leave it out.
-                let answer = oracle.apply(input);
-                if answer.result.is_error && spec.level(&answer.rule) == Level::Info {
+                let step = oracle.step(input.clone());
+                if open(&step) {
                     continue;
                 }
+                expected.push(step);
             } else {
-                for input in action.calls() {
-                    oracle.apply(&input);
-                }
+                expected.extend(action.calls().into_iter().map(|input| oracle.step(input)));
             }
             let read = self.read_after(&action, oracle.model());
             actions.push(action);
             if let Some(read) = read {
-                let answer = oracle.apply(&read);
-                if !(answer.result.is_error && spec.level(&answer.rule) == Level::Info) {
+                let step = oracle.step(read.clone());
+                if !open(&step) {
                     actions.push(Action::Call(read));
+                    expected.push(step);
                 }
             }
         }
-        actions
+        (actions, expected)
     }
 
     fn action(&mut self, model: &Model) -> Action {

@@ -4,6 +4,7 @@
 //! its calls, JSON Lines of tool inputs that `memspec replay` opens.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 
@@ -34,7 +35,7 @@ const EFFECTS_MAX: usize = 24;
 /// The case and transcript of `actions`, which show `located` on the backend.
 pub fn keep(actions: &[Action], located: &Located, spec: &Spec) -> Result<Kept, FuzzError> {
     let run = reference_run(actions, spec)?;
-    let inputs: Vec<&Value> = run.iter().map(|(input, _, _)| input).collect();
+    let inputs: Vec<&Value> = run.iter().map(|step| &step.input).collect();
     let id = format!(
         "fuzz.{}-{:08x}",
         located.found.kind.slug(),
@@ -42,7 +43,15 @@ pub fn keep(actions: &[Action], located: &Located, spec: &Spec) -> Result<Kept, 
     );
     let last = run.len().saturating_sub(1);
     let mut steps = Vec::new();
-    for (index, (input, answer, model)) in run.iter().enumerate() {
+    for (
+        index,
+        super::model::Expected {
+            input,
+            answer,
+            model,
+        },
+    ) in run.iter().enumerate()
+    {
         // The rule a disagreement on the flag breaks (the command's semantic rule), as the
         // replay grades it; the finding's own rule at the step that showed it.
         let flipped = ToolResult {
@@ -73,7 +82,10 @@ pub fn keep(actions: &[Action], located: &Located, spec: &Spec) -> Result<Kept, 
         }
         steps.push(step);
     }
-    let final_model = run.last().map(|(_, _, m)| m.clone()).unwrap_or_default();
+    let final_model = run
+        .last()
+        .map(|step| Arc::clone(&step.model))
+        .unwrap_or_default();
     let effects = effects(&final_model, &inputs);
     let title = format!(
         "Found by memspec fuzz ({}): {}",

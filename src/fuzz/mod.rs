@@ -327,10 +327,17 @@ fn sequence_once(
     let mut oracle = Oracle::new(run.spec.revision())?;
     let mut rng = Rng::new(seed);
     let length = rng.between(LENGTHS.0, LENGTHS.1);
-    let actions = generator.sequence(&mut oracle, run.spec, length);
+    let (actions, expected) = generator.sequence(&mut oracle, run.spec, length);
     drop(oracle);
     let timeout = run.options.timeout;
-    let tried = trial::run(&actions, &run.options.backend, run.spec, timeout, kept)?;
+    let tried = trial::run(
+        &actions,
+        Some(expected),
+        &run.options.backend,
+        run.spec,
+        timeout,
+        kept,
+    )?;
     run.counted(tried.calls);
     {
         let mut state = run.lock();
@@ -347,7 +354,15 @@ fn sequence_once(
     // Shrinking replays on the same backend; its calls count toward the steps made, not the
     // budget (a finding is always shrunk to the end).
     let mut trial = |candidate: &[Action]| -> Option<Located> {
-        let tried = trial::run(candidate, &run.options.backend, run.spec, timeout, kept).ok()?;
+        let tried = trial::run(
+            candidate,
+            None,
+            &run.options.backend,
+            run.spec,
+            timeout,
+            kept,
+        )
+        .ok()?;
         run.counted(tried.calls);
         tried.found
     };
@@ -447,9 +462,27 @@ mod tests {
         let spec = Spec::builtin(Revision::Ga2026).expect("spec");
         let make = |seed| {
             let mut oracle = Oracle::new(Revision::Ga2026).expect("oracle");
-            Generator::new(seed, Revision::Ga2026).sequence(&mut oracle, &spec, 30)
+            Generator::new(seed, Revision::Ga2026)
+                .sequence(&mut oracle, &spec, 30)
+                .0
         };
         assert_eq!(make(sequence_seed(7, 3)), make(sequence_seed(7, 3)));
         assert_ne!(make(sequence_seed(7, 3)), make(sequence_seed(7, 4)));
+    }
+
+    /// A trial judges a new sequence against what the generator's reference answered while it
+    /// made it, and a shrunk one against a reference run anew: the two must be the same.
+    #[test]
+    fn the_generators_answers_are_a_fresh_references() {
+        for revision in [Revision::Ga2026, Revision::Beta2025] {
+            let spec = Spec::builtin(revision).expect("spec");
+            for index in 0..40 {
+                let mut oracle = Oracle::new(revision).expect("oracle");
+                let (actions, expected) = Generator::new(sequence_seed(11, index), revision)
+                    .sequence(&mut oracle, &spec, 36);
+                let fresh = trial::reference_run(&actions, &spec).expect("reference run");
+                assert_eq!(expected, fresh, "sequence {index} under {revision:?}");
+            }
+        }
     }
 }

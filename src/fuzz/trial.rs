@@ -4,15 +4,12 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
-
 use super::FuzzError;
 use super::facts::{self, Found, Judged};
 use super::generate::Action;
-use super::model::Oracle;
+use super::model::{Expected, Oracle};
 use crate::backend::BackendSpec;
 use crate::exec::{Reset, Session};
-use crate::reference::Answer;
 use crate::replay::scratch;
 use crate::replay::{self, ReplayOptions};
 use crate::spec::Spec;
@@ -65,26 +62,22 @@ pub fn transcript(actions: &[Action], source: &str) -> Transcript {
 }
 
 /// The reference's answers to every call of `actions`, and the store after each, in order.
-pub fn reference_run(
-    actions: &[Action],
-    spec: &Spec,
-) -> Result<Vec<(Value, Answer, super::model::Model)>, FuzzError> {
+pub fn reference_run(actions: &[Action], spec: &Spec) -> Result<Vec<Expected>, FuzzError> {
     let mut oracle = Oracle::new(spec.revision())?;
     Ok(actions
         .iter()
         .flat_map(Action::calls)
-        .map(|input| {
-            let answer = oracle.apply(&input);
-            (input, answer, oracle.model().clone())
-        })
+        .map(|input| oracle.step(input))
         .collect())
 }
 
-/// Replays `actions` on `backend` and judges every step until the first finding or open point.
-/// `kept` is the worker's session: reset and reused when the backend can wipe its store (a
+/// Replays `actions` on `backend` and judges every step until the first finding or open point,
+/// against `expected` when the generator kept what the reference answered as it made the
+/// sequence (a shrunk candidate is run on a reference anew). `kept` is the worker's session: reset and reused when the backend can wipe its store (a
 /// Python backend's start-up costs more than a whole sequence), else replaced by a fresh one.
 pub fn run(
     actions: &[Action],
+    expected: Option<Vec<Expected>>,
     backend: &BackendSpec,
     spec: &Spec,
     timeout: Duration,
@@ -131,7 +124,10 @@ pub fn run(
         }
         Err(e) => return Err(FuzzError::Replay(e.to_string())),
     };
-    let expected = reference_run(actions, spec)?;
+    let expected = match expected {
+        Some(expected) => expected,
+        None => reference_run(actions, spec)?,
+    };
     // Which action each call belongs to.
     let owners: Vec<usize> = actions
         .iter()
@@ -147,19 +143,18 @@ pub fn run(
     };
     let empty = super::model::Model::default();
     let mut before = &empty;
-    for (index, (step, (input, answer, model))) in replayed.steps.iter().zip(&expected).enumerate()
-    {
+    for (index, (step, expected)) in replayed.steps.iter().zip(&expected).enumerate() {
         trial.calls = index + 1;
         let stores = facts::Stores {
             before,
-            after: model,
+            after: &expected.model,
         };
-        before = model;
+        before = &expected.model;
         match facts::judge(
-            input,
+            &expected.input,
             step.backend.as_ref(),
             &step.verdict.divergences,
-            answer,
+            &expected.answer,
             stores,
             spec,
         ) {

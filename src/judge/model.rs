@@ -3,6 +3,7 @@
 //! judge knows what a read must show.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -100,12 +101,25 @@ impl Model {
     }
 }
 
+/// One call as the reference takes it: the input, its answer and the store after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expected {
+    /// The tool input.
+    pub input: Value,
+    /// The reference's answer.
+    pub answer: Answer,
+    /// What the store holds after the call.
+    pub model: Arc<Model>,
+}
+
 /// The in-process reference on a scratch folder of its own, with the [`Model`] of what it holds.
 #[derive(Debug)]
 pub struct Oracle {
     reference: Reference,
     sandbox: Sandbox,
-    model: Model,
+    /// Shared with the snapshots taken of it: a step that changes nothing (a view, an error)
+    /// costs no copy, one that does copies the model once.
+    model: Arc<Model>,
 }
 
 impl Oracle {
@@ -119,13 +133,18 @@ impl Oracle {
         Ok(Oracle {
             reference,
             sandbox,
-            model: Model::default(),
+            model: Arc::default(),
         })
     }
 
     /// What the store holds now.
     pub fn model(&self) -> &Model {
         &self.model
+    }
+
+    /// What the store holds now, kept as it is whatever later calls do.
+    pub fn snapshot(&self) -> Arc<Model> {
+        Arc::clone(&self.model)
     }
 
     /// Runs one input on the reference and follows its effect in the model.
@@ -137,24 +156,35 @@ impl Oracle {
         answer
     }
 
+    /// Runs one input and keeps it with its answer and the store after it.
+    pub fn step(&mut self, input: Value) -> Expected {
+        let answer = self.apply(&input);
+        Expected {
+            input,
+            answer,
+            model: self.snapshot(),
+        }
+    }
+
     fn follow(&mut self, input: &Value) {
         let field = |name: &str| input.get(name).and_then(Value::as_str).map(normal);
         match input.get("command").and_then(Value::as_str) {
             Some("create" | "str_replace" | "insert") => {
                 if let Some(path) = field("path") {
                     let content = self.read(&path);
-                    self.model.add_parents(&path);
-                    self.model.files.insert(path, content);
+                    let model = Arc::make_mut(&mut self.model);
+                    model.add_parents(&path);
+                    model.files.insert(path, content);
                 }
             }
             Some("delete") => {
                 if let Some(path) = field("path") {
-                    self.model.remove(&path);
+                    Arc::make_mut(&mut self.model).remove(&path);
                 }
             }
             Some("rename") => {
                 if let (Some(old), Some(new)) = (field("old_path"), field("new_path")) {
-                    self.model.rename(&old, &new);
+                    Arc::make_mut(&mut self.model).rename(&old, &new);
                 }
             }
             _ => {}

@@ -256,6 +256,7 @@ fn by_fuzz(loaded: &Loaded, row: &Row) -> Grade {
     let mut kept = None;
     let trial = memspec::fuzz::trial::run(
         &actions,
+        None,
         &spec_of(row),
         &loaded.spec,
         Duration::from_secs(10),
