@@ -4,7 +4,6 @@
 //! its calls, JSON Lines of tool inputs that `memspec replay` opens.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use serde_json::{Value, json};
 
@@ -84,7 +83,7 @@ pub fn keep(actions: &[Action], located: &Located, spec: &Spec) -> Result<Kept, 
     }
     let final_model = run
         .last()
-        .map(|step| Arc::clone(&step.model))
+        .map(|step| step.model.clone())
         .unwrap_or_default();
     let effects = effects(&final_model, &inputs);
     let title = format!(

@@ -2,8 +2,7 @@
 //! kept beside an in-process reference so that the generator can aim at what exists and the
 //! judge knows what a read must show.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
+use imbl::{OrdMap, OrdSet};
 
 use serde_json::Value;
 
@@ -15,12 +14,16 @@ use crate::spec::Revision;
 pub const ROOT: &str = "/memories";
 
 /// The store's state: memory path (`/memories/a/b.txt`) to content, and the folders.
+///
+/// Persistent maps: a clone shares everything, and a change copies only the path to it, so the
+/// store after every call of a sequence can be kept (fuzz judges each call on the store before
+/// and after it) without copying the whole store each time.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Model {
     /// Files and their content.
-    pub files: BTreeMap<String, String>,
+    pub files: OrdMap<String, String>,
     /// Folders below the root (the root itself is always there).
-    pub dirs: BTreeSet<String>,
+    pub dirs: OrdSet<String>,
 }
 
 impl Model {
@@ -36,7 +39,7 @@ impl Model {
 
     /// The paths below `folder` that a listing of it shows (children and grandchildren), as
     /// memory paths; names starting with `.` are never made by the generator.
-    pub fn listed(&self, folder: &str) -> BTreeSet<String> {
+    pub fn listed(&self, folder: &str) -> std::collections::BTreeSet<String> {
         let prefix = format!("{}/", folder.trim_end_matches('/'));
         self.files
             .keys()
@@ -56,15 +59,13 @@ impl Model {
     pub fn is_empty_dir(&self, path: &str) -> bool {
         path != ROOT
             && self.dirs.contains(path)
-            && !self
-                .files
-                .keys()
-                .any(|f| f.strip_prefix(path).is_some_and(|r| r.starts_with('/')))
+            && self.files.range(Model::below(path)).next().is_none()
     }
 
-    /// Everything at or below `path`.
-    fn below<'a>(path: &'a str) -> impl Fn(&String) -> bool + 'a {
-        move |p: &String| p == path || p.strip_prefix(path).is_some_and(|r| r.starts_with('/'))
+    /// Paths strictly below `path` in a sorted map or set: those that start with `path/`, which
+    /// sort between `path/` and `path0` (`0` follows `/`).
+    fn below(path: &str) -> std::ops::Range<String> {
+        format!("{path}/")..format!("{path}0")
     }
 
     fn add_parents(&mut self, path: &str) {
@@ -73,27 +74,43 @@ impl Model {
             if parent == ROOT || parent.is_empty() {
                 break;
             }
-            self.dirs.insert(parent.to_string());
+            // A persistent set copies a node even to put back what it holds.
+            if !self.dirs.contains(parent) {
+                self.dirs.insert(parent.to_string());
+            }
             at = parent;
         }
     }
 
     fn remove(&mut self, path: &str) {
-        let below = Model::below(path);
-        self.files.retain(|p, _| !below(p));
-        self.dirs.retain(|p| !below(p));
+        let files: Vec<String> = self
+            .files
+            .range(Model::below(path))
+            .map(|(p, _)| p.clone())
+            .collect();
+        let dirs: Vec<String> = self.dirs.range(Model::below(path)).cloned().collect();
+        for file in files.iter().map(String::as_str).chain([path]) {
+            self.files.remove(file);
+        }
+        for dir in dirs.iter().map(String::as_str).chain([path]) {
+            self.dirs.remove(dir);
+        }
     }
 
     fn rename(&mut self, old: &str, new: &str) {
-        let below = Model::below(old);
         let moved = |p: &String| format!("{new}{}", &p[old.len()..]);
-        let files: Vec<(String, String)> = self
+        let mut files: Vec<(String, String)> = self
             .files
-            .iter()
-            .filter(|(p, _)| below(p))
+            .range(Model::below(old))
             .map(|(p, c)| (moved(p), c.clone()))
             .collect();
-        let dirs: Vec<String> = self.dirs.iter().filter(|p| below(p)).map(moved).collect();
+        if let Some(content) = self.files.get(old) {
+            files.push((new.to_string(), content.clone()));
+        }
+        let mut dirs: Vec<String> = self.dirs.range(Model::below(old)).map(moved).collect();
+        if self.dirs.contains(old) {
+            dirs.push(new.to_string());
+        }
         self.remove(old);
         self.files.extend(files);
         self.dirs.extend(dirs);
@@ -108,8 +125,9 @@ pub struct Expected {
     pub input: Value,
     /// The reference's answer.
     pub answer: Answer,
-    /// What the store holds after the call.
-    pub model: Arc<Model>,
+    /// What the store holds after the call (sharing all but the call's change with the
+    /// store before it).
+    pub model: Model,
 }
 
 /// The in-process reference on a scratch folder of its own, with the [`Model`] of what it holds.
@@ -117,9 +135,7 @@ pub struct Expected {
 pub struct Oracle {
     reference: Reference,
     sandbox: Sandbox,
-    /// Shared with the snapshots taken of it: a step that changes nothing (a view, an error)
-    /// costs no copy, one that does copies the model once.
-    model: Arc<Model>,
+    model: Model,
 }
 
 impl Oracle {
@@ -133,18 +149,13 @@ impl Oracle {
         Ok(Oracle {
             reference,
             sandbox,
-            model: Arc::default(),
+            model: Model::default(),
         })
     }
 
     /// What the store holds now.
     pub fn model(&self) -> &Model {
         &self.model
-    }
-
-    /// What the store holds now, kept as it is whatever later calls do.
-    pub fn snapshot(&self) -> Arc<Model> {
-        Arc::clone(&self.model)
     }
 
     /// Runs one input on the reference and follows its effect in the model.
@@ -162,7 +173,7 @@ impl Oracle {
         Expected {
             input,
             answer,
-            model: self.snapshot(),
+            model: self.model.clone(),
         }
     }
 
@@ -172,19 +183,18 @@ impl Oracle {
             Some("create" | "str_replace" | "insert") => {
                 if let Some(path) = field("path") {
                     let content = self.read(&path);
-                    let model = Arc::make_mut(&mut self.model);
-                    model.add_parents(&path);
-                    model.files.insert(path, content);
+                    self.model.add_parents(&path);
+                    self.model.files.insert(path, content);
                 }
             }
             Some("delete") => {
                 if let Some(path) = field("path") {
-                    Arc::make_mut(&mut self.model).remove(&path);
+                    self.model.remove(&path);
                 }
             }
             Some("rename") => {
                 if let (Some(old), Some(new)) = (field("old_path"), field("new_path")) {
-                    Arc::make_mut(&mut self.model).rename(&old, &new);
+                    self.model.rename(&old, &new);
                 }
             }
             _ => {}
@@ -226,6 +236,56 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// What is below a path is found by range; its look-alike siblings (`a-b`, `a0`, `a.md`)
+    /// sort around that range and are left alone.
+    #[test]
+    fn removing_and_renaming_touch_only_what_is_below() {
+        let mut model = Model::default();
+        for file in [
+            "/memories/a/x",
+            "/memories/a/d/y",
+            "/memories/a-b/y",
+            "/memories/a0",
+            "/memories/a.md",
+        ] {
+            model.add_parents(file);
+            model.files.insert(file.to_string(), file.to_string());
+        }
+        let mut renamed = model.clone();
+        renamed.rename("/memories/a", "/memories/n/a");
+        assert_eq!(
+            renamed.files.keys().map(String::as_str).collect::<Vec<_>>(),
+            [
+                "/memories/a-b/y",
+                "/memories/a.md",
+                "/memories/a0",
+                "/memories/n/a/d/y",
+                "/memories/n/a/x"
+            ]
+        );
+        assert_eq!(
+            renamed.dirs.iter().map(String::as_str).collect::<Vec<_>>(),
+            [
+                "/memories/a-b",
+                "/memories/n",
+                "/memories/n/a",
+                "/memories/n/a/d"
+            ]
+        );
+        model.remove("/memories/a");
+        assert_eq!(
+            model.files.keys().map(String::as_str).collect::<Vec<_>>(),
+            ["/memories/a-b/y", "/memories/a.md", "/memories/a0"]
+        );
+        assert_eq!(
+            model.dirs.iter().map(String::as_str).collect::<Vec<_>>(),
+            ["/memories/a-b"]
+        );
+        assert!(!model.is_empty_dir("/memories/a-b"));
+        model.remove("/memories/a-b/y");
+        assert!(model.is_empty_dir("/memories/a-b"));
+    }
 
     #[test]
     fn the_model_follows_the_reference() {
