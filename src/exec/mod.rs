@@ -13,6 +13,7 @@ pub mod plant;
 pub mod sandbox;
 pub mod session;
 pub mod tree;
+pub mod watch;
 
 pub use sandbox::{Entry, FixtureError, Looked, Outside, Sandbox, Seen};
 pub use session::{Breach, Broke, Confined, Fault, Reset, Session, Stopped};

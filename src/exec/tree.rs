@@ -17,6 +17,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::exec::fs::{self, Kind, Meta};
+use crate::exec::watch::{Changed, Watch};
 
 /// Folders below the memory folder that a scan descends into; deeper ones are listed, not
 /// entered (no memory needs more, and a hostile tree may be 15,000 deep).
@@ -158,11 +159,37 @@ struct Stamp {
 #[derive(Debug, Default)]
 pub struct Scanner {
     cache: HashMap<String, (Stamp, u64, Vec<u8>)>,
+    /// Whether to follow the folder's changes by notification ([`Scanner::watching`]).
+    watching: bool,
+    /// The watch set up by the last whole scan.
+    watch: Option<Watch>,
 }
 
 impl Scanner {
+    /// A scanner that also watches the folder it scans, so that [`Scanner::changed`] can say
+    /// which paths changed since (for a folder that the harness does not trust to say).
+    pub fn watching() -> Scanner {
+        Scanner {
+            watching: true,
+            ..Scanner::default()
+        }
+    }
+
+    /// The paths that changed below `root` since the last scan or look, for [`Scanner::update`];
+    /// `None` when that is not known (no watch, or one that lost track) and a whole
+    /// [`Scanner::scan`] is needed.
+    pub fn changed(&mut self, root: Option<BorrowedFd<'_>>) -> Option<Vec<String>> {
+        let id = fs::meta_of(root?).ok()?.id;
+        match self.watch.as_mut()?.changed(id) {
+            Changed::Paths(paths) => Some(paths),
+            Changed::Anything => None,
+        }
+    }
+
     /// The tree below `root` (no tree when there is no folder).
     pub fn scan(&mut self, root: Option<BorrowedFd<'_>>) -> Tree {
+        // A new watch: the old one's queue may hold what it could not follow.
+        self.watch = if self.watching { Watch::new() } else { None };
         let mut entries = Vec::new();
         if let Some(root) = root
             && let Ok(start) = fs::reopen_dir(root)
@@ -187,6 +214,11 @@ impl Scanner {
         };
         if paths.iter().any(String::is_empty) {
             return self.scan(Some(root));
+        }
+        // Named as changed: read again whatever its times say (a write within the clock's tick
+        // leaves them as they were).
+        for path in paths {
+            self.cache.remove(path);
         }
         let mut ancestors: Vec<String> = Vec::new();
         for path in paths {
@@ -228,6 +260,9 @@ impl Scanner {
                 continue;
             };
             let Ok(Some(meta)) = fs::meta_at(dir.as_fd(), &name) else {
+                if let Some(watch) = &mut self.watch {
+                    watch.links(path, 1);
+                }
                 continue;
             };
             fresh.push(Arc::new(self.entry(
@@ -256,6 +291,15 @@ impl Scanner {
     fn walk(&mut self, top: OwnedFd, prefix: String, entries: &mut Vec<Arc<Entry>>) {
         let mut stack: Vec<(OwnedFd, String)> = vec![(top, prefix)];
         while let Some((dir, prefix)) = stack.pop() {
+            if let Some(watch) = &mut self.watch {
+                // Before the listing: what is made in the folder after it is notified.
+                let id = if prefix.is_empty() {
+                    fs::meta_of(dir.as_fd()).map_or((0, 0), |m| m.id)
+                } else {
+                    (0, 0)
+                };
+                watch.add(dir.as_fd(), &prefix, id);
+            }
             let Ok(listing) = fs::entries(dir.as_fd()) else {
                 continue;
             };
@@ -308,6 +352,9 @@ impl Scanner {
                 }
             }
             Kind::File => {
+                if let Some(watch) = &mut self.watch {
+                    watch.links(&path, meta.nlink);
+                }
                 let (digest, head) = self.content(dir, name, &path, meta);
                 Entry {
                     path,
@@ -426,6 +473,44 @@ mod tests {
         let paths = ["n/m/new.md".to_string(), "a/b".to_string()];
         let updated = scanner.update(Some(handle.as_fd()), &before, &paths);
         assert_eq!(updated, Scanner::default().scan(Some(handle.as_fd())));
+    }
+
+    /// A watched folder is followed by what changed, the same as a whole scan would see, even a
+    /// rewrite in place within the clock's tick (same size, same times) and a new folder's files.
+    #[test]
+    fn a_watched_update_equals_a_full_scan() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path();
+        fs::create_dir_all(root.join("a/b")).unwrap_or_default();
+        fs::write(root.join("a/b/x.md"), "xxxx").unwrap_or_default();
+        let handle = open(root);
+        let mut scanner = Scanner::watching();
+        let before = scanner.scan(Some(handle.as_fd()));
+        if scanner.changed(Some(handle.as_fd())).is_none() {
+            return; // No inotify here: the caller scans whole.
+        }
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .open(root.join("a/b/x.md"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        file.write_all(b"yyyy").unwrap_or_default();
+        drop(file);
+        fs::create_dir_all(root.join("n/m")).unwrap_or_default();
+        fs::write(root.join("n/m/new.md"), "new").unwrap_or_default();
+        let paths = scanner
+            .changed(Some(handle.as_fd()))
+            .unwrap_or_else(|| panic!("the watch lost track"));
+        assert_eq!(paths, ["a/b/x.md", "n"]);
+        let updated = scanner.update(Some(handle.as_fd()), &before, &paths);
+        assert_eq!(updated, Scanner::default().scan(Some(handle.as_fd())));
+        assert_ne!(updated.get("a/b/x.md"), before.get("a/b/x.md"));
+        // The new folder is watched from its scan on.
+        fs::write(root.join("n/m/later.md"), "later").unwrap_or_default();
+        assert_eq!(
+            scanner.changed(Some(handle.as_fd())),
+            Some(vec!["n/m/later.md".to_string()])
+        );
     }
 
     proptest::proptest! {

@@ -68,7 +68,8 @@ pub fn replay_in(
     backend.begin_case();
     backend.watch_outside();
     let always = confinement_rules(spec);
-    let mut folders = Folders::new(backend.sandbox(), &reference_box, on_folder);
+    let trusted = matches!(options.backend, BackendSpec::Reference(_));
+    let mut folders = Folders::new(backend.sandbox(), &reference_box, on_folder, !trusted);
     let total = transcript.calls.len();
     let mut steps = Vec::with_capacity(total);
     // What each side's store is, as far as it differs from the reference's.
@@ -120,10 +121,10 @@ pub fn replay_in(
         let backend_micros = call_started.elapsed().as_micros() as u64;
         let reference_answer = reference.answer(&call.input);
         let before = Arc::clone(&folders.reference);
-        let trusted = matches!(options.backend, BackendSpec::Reference(_));
         let reference_change = change_of(&call.input, Some(&reference_answer.result));
-        // A backend under test is scanned whole after every call: changing what it should not
-        // is exactly what is looked for. The in-process reference is the spec.
+        // A backend under test is looked at whole after every call (what its folder's watch saw
+        // change, or a whole scan): changing what it should not is exactly what is looked for.
+        // The in-process reference is the spec.
         let backend_change = if trusted {
             change_of(&call.input, answer.result())
         } else {
@@ -576,8 +577,19 @@ struct Folders {
 }
 
 impl Folders {
-    fn new(backend_root: &Sandbox, reference_root: &Sandbox, on_folder: bool) -> Folders {
-        let mut backend_scan = Scanner::default();
+    /// `watched`: the backend's folder is followed by change notification (a backend under
+    /// test; the in-process reference says itself what each call changed).
+    fn new(
+        backend_root: &Sandbox,
+        reference_root: &Sandbox,
+        on_folder: bool,
+        watched: bool,
+    ) -> Folders {
+        let mut backend_scan = if watched {
+            Scanner::watching()
+        } else {
+            Scanner::default()
+        };
         let mut reference_scan = Scanner::default();
         let backend = on_folder.then(|| {
             let root = backend_root.open_memories();
@@ -697,7 +709,12 @@ fn rescan(
     let tree = match change {
         Change::Nothing => return Arc::clone(previous),
         Change::Paths(paths) => scanner.update(handle, previous, paths),
-        Change::Unknown => scanner.scan(handle),
+        // What the folder's watch saw change, if it kept track; else everything.
+        Change::Unknown => match scanner.changed(handle) {
+            Some(paths) if paths.is_empty() => return Arc::clone(previous),
+            Some(paths) => scanner.update(handle, previous, &paths),
+            None => scanner.scan(handle),
+        },
     };
     if tree == **previous {
         Arc::clone(previous)
