@@ -100,41 +100,43 @@ impl Tree {
     /// Paths that differ between `self` (the backend's) and `other` (the reference's).
     pub fn differences(&self, other: &Tree) -> Vec<(String, Difference)> {
         let mut out = Vec::new();
-        let (mut a, mut b) = (
-            self.entries.iter().peekable(),
-            other.entries.iter().peekable(),
-        );
-        loop {
-            match (a.peek(), b.peek()) {
-                (None, None) => break,
-                (Some(x), None) => {
-                    out.push((x.path.clone(), Difference::OnlyFirst));
-                    a.next();
+        differ(&self.entries, &other.entries, &mut out);
+        out
+    }
+
+    /// [`Tree::differences`] at the paths `touched` holds, the same as the whole comparison
+    /// there: a change of a few paths is compared in the time of those.
+    pub fn differences_at(&self, other: &Tree, touched: &Touched) -> Vec<(String, Difference)> {
+        let mut out = Vec::new();
+        for path in &touched.paths {
+            differ(
+                &self.entries[self.span(path)],
+                &other.entries[other.span(path)],
+                &mut out,
+            );
+        }
+        for folder in &touched.ancestors {
+            match (self.get(folder), other.get(folder)) {
+                (Some(x), Some(y)) if differs(x, y) => {
+                    out.push((folder.clone(), Difference::Content));
                 }
-                (None, Some(y)) => {
-                    out.push((y.path.clone(), Difference::OnlySecond));
-                    b.next();
-                }
-                (Some(x), Some(y)) => match compare_paths(&x.path, &y.path) {
-                    std::cmp::Ordering::Less => {
-                        out.push((x.path.clone(), Difference::OnlyFirst));
-                        a.next();
-                    }
-                    std::cmp::Ordering::Greater => {
-                        out.push((y.path.clone(), Difference::OnlySecond));
-                        b.next();
-                    }
-                    std::cmp::Ordering::Equal => {
-                        if x.kind != y.kind || x.digest != y.digest || x.size != y.size {
-                            out.push((x.path.clone(), Difference::Content));
-                        }
-                        a.next();
-                        b.next();
-                    }
-                },
+                (Some(_), None) => out.push((folder.clone(), Difference::OnlyFirst)),
+                (None, Some(_)) => out.push((folder.clone(), Difference::OnlySecond)),
+                _ => {}
             }
         }
+        out.sort_by(|a, b| compare_paths(&a.0, &b.0));
+        out.dedup_by(|a, b| a.0 == b.0);
         out
+    }
+
+    /// Where the entries at `path` and below it are: one run, since a folder's entries follow it.
+    fn span(&self, path: &str) -> std::ops::Range<usize> {
+        let start = self
+            .entries
+            .partition_point(|e| compare_paths(&e.path, path).is_lt());
+        let below = self.entries[start..].partition_point(|e| at_or_below(&e.path, path));
+        start..start + below
     }
 
     /// The entry at `path`.
@@ -143,6 +145,88 @@ impl Tree {
             .binary_search_by(|e| compare_paths(&e.path, path))
             .ok()
             .map(|i| &*self.entries[i])
+    }
+}
+
+/// The paths a change touched: each named path with everything below it, and the folders
+/// above them (a create makes missing parents).
+#[derive(Debug, Clone, Default)]
+pub struct Touched {
+    paths: Vec<String>,
+    ancestors: Vec<String>,
+}
+
+impl Touched {
+    /// What changing `paths` (relative, `/`-separated, none empty) touches.
+    pub fn new(paths: &[String]) -> Touched {
+        let mut ancestors: Vec<String> = Vec::new();
+        for path in paths {
+            let mut at = path.as_str();
+            while let Some((parent, _)) = at.rsplit_once('/') {
+                ancestors.push(parent.to_string());
+                at = parent;
+            }
+        }
+        ancestors.sort();
+        ancestors.dedup();
+        Touched {
+            paths: paths.to_vec(),
+            ancestors,
+        }
+    }
+
+    /// Whether the entry at `path` may have changed.
+    pub fn contains(&self, path: &str) -> bool {
+        self.ancestors
+            .binary_search_by(|a| a.as_str().cmp(path))
+            .is_ok()
+            || self.paths.iter().any(|p| at_or_below(path, p))
+    }
+}
+
+/// Whether `entry` is `path` or below it.
+fn at_or_below(entry: &str, path: &str) -> bool {
+    entry
+        .strip_prefix(path)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+fn differs(x: &Entry, y: &Entry) -> bool {
+    x.kind != y.kind || x.digest != y.digest || x.size != y.size
+}
+
+/// The differences between two runs of entries in path order, appended to `out`.
+fn differ(a: &[Arc<Entry>], b: &[Arc<Entry>], out: &mut Vec<(String, Difference)>) {
+    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
+    loop {
+        match (a.peek(), b.peek()) {
+            (None, None) => break,
+            (Some(x), None) => {
+                out.push((x.path.clone(), Difference::OnlyFirst));
+                a.next();
+            }
+            (None, Some(y)) => {
+                out.push((y.path.clone(), Difference::OnlySecond));
+                b.next();
+            }
+            (Some(x), Some(y)) => match compare_paths(&x.path, &y.path) {
+                std::cmp::Ordering::Less => {
+                    out.push((x.path.clone(), Difference::OnlyFirst));
+                    a.next();
+                }
+                std::cmp::Ordering::Greater => {
+                    out.push((y.path.clone(), Difference::OnlySecond));
+                    b.next();
+                }
+                std::cmp::Ordering::Equal => {
+                    if differs(x, y) {
+                        out.push((x.path.clone(), Difference::Content));
+                    }
+                    a.next();
+                    b.next();
+                }
+            },
+        }
     }
 }
 
@@ -220,30 +304,30 @@ impl Scanner {
         for path in paths {
             self.cache.remove(path);
         }
-        let mut ancestors: Vec<String> = Vec::new();
-        for path in paths {
-            let mut at = path.as_str();
-            while let Some((parent, _)) = at.rsplit_once('/') {
-                ancestors.push(parent.to_string());
-                at = parent;
+        let touched = Touched::new(paths);
+        // What stays is already in order, around the runs the change touched (found by binary
+        // search); what is scanned again is a few entries, sorted on their own and merged in,
+        // so an update costs the change, not a pass over the tree.
+        let mut cut: Vec<std::ops::Range<usize>> = paths.iter().map(|p| previous.span(p)).collect();
+        cut.extend(touched.ancestors.iter().filter_map(|a| {
+            previous
+                .entries
+                .binary_search_by(|e| compare_paths(&e.path, a))
+                .ok()
+                .map(|i| i..i + 1)
+        }));
+        cut.sort_by_key(|range| range.start);
+        let mut kept: Vec<&[Arc<Entry>]> = Vec::new();
+        let mut from = 0;
+        for range in cut {
+            if range.start > from {
+                kept.push(&previous.entries[from..range.start]);
             }
+            from = from.max(range.end);
         }
-        ancestors.sort();
-        ancestors.dedup();
-        let stale = |entry: &str| {
-            ancestors.iter().any(|a| a == entry)
-                || paths.iter().any(|p| {
-                    entry == p
-                        || entry
-                            .strip_prefix(p.as_str())
-                            .is_some_and(|r| r.starts_with('/'))
-                })
-        };
-        // What stays is already in order; what is scanned again is a few entries, sorted on
-        // their own and merged in, so an update costs the change, not a sort of the tree.
-        let kept = previous.entries.iter().filter(|e| !stale(&e.path));
+        kept.push(&previous.entries[from.min(previous.entries.len())..]);
         let mut fresh: Vec<Arc<Entry>> = Vec::new();
-        for path in ancestors.iter().chain(paths) {
+        for path in touched.ancestors.iter().chain(paths) {
             if fresh.iter().any(|e| &e.path == path) {
                 continue;
             }
@@ -405,21 +489,24 @@ impl Scanner {
     }
 }
 
-/// Two runs of entries in path order as one; where both hold a path, `fresh` wins.
-fn merge<'a>(
-    kept: impl Iterator<Item = &'a Arc<Entry>>,
-    fresh: Vec<Arc<Entry>>,
-) -> Vec<Arc<Entry>> {
-    let mut out = Vec::with_capacity(fresh.len());
-    let mut kept = kept.peekable();
-    for entry in fresh {
-        while let Some(old) = kept.next_if(|old| compare_paths(&old.path, &entry.path).is_lt()) {
-            out.push(old.clone());
+/// The kept runs (in path order, none holding a fresh path) and the fresh entries as one run
+/// in path order; each fresh entry finds its place by binary search.
+fn merge(kept: Vec<&[Arc<Entry>]>, fresh: Vec<Arc<Entry>>) -> Vec<Arc<Entry>> {
+    let mut out = Vec::with_capacity(kept.iter().map(|run| run.len()).sum::<usize>() + fresh.len());
+    let mut fresh = fresh.into_iter().peekable();
+    for mut run in kept {
+        while let Some(entry) = fresh.peek() {
+            let at = run.partition_point(|old| compare_paths(&old.path, &entry.path).is_lt());
+            if at == run.len() {
+                break;
+            }
+            out.extend_from_slice(&run[..at]);
+            run = &run[at..];
+            out.extend(fresh.next());
         }
-        kept.next_if(|old| old.path == entry.path);
-        out.push(entry);
+        out.extend_from_slice(run);
     }
-    out.extend(kept.cloned());
+    out.extend(fresh);
     out
 }
 
@@ -455,6 +542,60 @@ mod tests {
             rustix::fs::Mode::empty(),
         )
         .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Random changes to two folders, each followed by an update of its tree and a comparison
+    /// of the touched paths only: trees and differences equal a whole scan and comparison.
+    #[test]
+    fn updates_and_touched_differences_equal_whole_ones() {
+        let dirs =
+            [tempfile::tempdir(), tempfile::tempdir()].map(|d| d.unwrap_or_else(|e| panic!("{e}")));
+        let handles = [open(dirs[0].path()), open(dirs[1].path())];
+        let mut scanners = [Scanner::default(), Scanner::default()];
+        let mut trees = [Tree::default(), Tree::default()];
+        let mut differences: Vec<(String, Difference)> = Vec::new();
+        let names = [
+            "a", "a-b", "a.md", "a/b", "a/b/c.md", "a/x.md", "b", "b/a", "b/a/y.md",
+        ];
+        let mut rng = crate::rng::Rng::new(5);
+        for _ in 0..400 {
+            let path = names[rng.below(names.len())].to_string();
+            let sides: &[usize] = match rng.below(3) {
+                0 => &[0],
+                1 => &[1],
+                _ => &[0, 1],
+            };
+            let content = ["x", "yy", "x"][rng.below(3)];
+            for &side in sides {
+                let at = dirs[side].path().join(&path);
+                if rng.chance(40) {
+                    fs::remove_dir_all(&at)
+                        .or_else(|_| fs::remove_file(&at))
+                        .unwrap_or_default();
+                } else if path.ends_with(".md") {
+                    if let Some(parent) = at.parent() {
+                        fs::create_dir_all(parent).unwrap_or_default();
+                    }
+                    fs::write(&at, content).unwrap_or_default();
+                } else {
+                    fs::create_dir_all(&at).unwrap_or_default();
+                }
+            }
+            let paths = [path];
+            for side in 0..2 {
+                trees[side] =
+                    scanners[side].update(Some(handles[side].as_fd()), &trees[side], &paths);
+                assert_eq!(
+                    trees[side],
+                    Scanner::default().scan(Some(handles[side].as_fd()))
+                );
+            }
+            let touched = Touched::new(&paths);
+            differences.retain(|(p, _)| !touched.contains(p));
+            differences.extend(trees[0].differences_at(&trees[1], &touched));
+            differences.sort_by(|a, b| compare_paths(&a.0, &b.0));
+            assert_eq!(differences, trees[0].differences(&trees[1]));
+        }
     }
 
     #[test]

@@ -12,7 +12,7 @@ use super::{
     Answer, FILE_CONTENT_LIMIT, FileDifference, Replay, ReplayError, ReplayOptions, Step, Trees,
 };
 use crate::backend::{BackendSpec, DEFAULT_STARTUP, Timeouts};
-use crate::exec::tree::{Difference, Scanner, Tree};
+use crate::exec::tree::{Difference, Scanner, Touched, Tree, compare_paths};
 use crate::exec::{Fault, Sandbox, Session, fs};
 use crate::judge::grade::Check;
 use crate::judge::rules;
@@ -617,18 +617,36 @@ impl Folders {
         reference: &Change,
         backend: &Change,
     ) -> (Trees, Option<Vec<(String, Difference)>>) {
-        self.reference = rescan(
+        let (tree, reference_paths) = rescan(
             &mut self.reference_scan,
             reference_root,
             &self.reference,
             reference,
         );
+        self.reference = tree;
         let mut change = None;
         let nothing = matches!((reference, backend), (Change::Nothing, Change::Nothing));
         if self.on_folder && !nothing {
             let previous = self.backend.clone().unwrap_or_default();
-            let backend = rescan(&mut self.backend_scan, backend_root, &previous, backend);
-            let now = backend.differences(&self.reference);
+            let (backend, backend_paths) =
+                rescan(&mut self.backend_scan, backend_root, &previous, backend);
+            let now = match (reference_paths, backend_paths) {
+                // Only where either side changed can the differences have.
+                (Some(mut paths), Some(more)) => {
+                    paths.extend(more);
+                    let touched = Touched::new(&paths);
+                    let mut now: Vec<(String, Difference)> = self
+                        .differences
+                        .iter()
+                        .filter(|(path, _)| !touched.contains(path))
+                        .cloned()
+                        .collect();
+                    now.extend(backend.differences_at(&self.reference, &touched));
+                    now.sort_by(|a, b| compare_paths(&a.0, &b.0));
+                    now
+                }
+                _ => backend.differences(&self.reference),
+            };
             if now != self.differences {
                 self.differ_since = (!now.is_empty()).then_some(index);
                 if !now.is_empty() {
@@ -693,32 +711,34 @@ fn change_of(input: &Value, result: Option<&crate::protocol::ToolResult>) -> Cha
 }
 
 /// Scans again as far as `change` says, sharing the previous tree when nothing changed (most
-/// calls are views).
+/// calls are views); with the paths the new tree may differ at (`None`: anywhere).
 fn rescan(
     scanner: &mut Scanner,
     root: &Sandbox,
     previous: &Arc<Tree>,
     change: &Change,
-) -> Arc<Tree> {
+) -> (Arc<Tree>, Option<Vec<String>>) {
     if matches!(change, Change::Nothing) {
-        return Arc::clone(previous);
+        return (Arc::clone(previous), Some(Vec::new()));
     }
     // Opened anew each time, never through a link: the backend may have replaced its folder.
     let handle = root.open_memories();
     let handle = handle.as_ref().map(AsFd::as_fd);
-    let tree = match change {
-        Change::Nothing => return Arc::clone(previous),
-        Change::Paths(paths) => scanner.update(handle, previous, paths),
+    let (tree, paths) = match change {
+        Change::Nothing => return (Arc::clone(previous), Some(Vec::new())),
+        Change::Paths(paths) => (scanner.update(handle, previous, paths), Some(paths.clone())),
         // What the folder's watch saw change, if it kept track; else everything.
         Change::Unknown => match scanner.changed(handle) {
-            Some(paths) if paths.is_empty() => return Arc::clone(previous),
-            Some(paths) => scanner.update(handle, previous, &paths),
-            None => scanner.scan(handle),
+            Some(paths) if paths.is_empty() => return (Arc::clone(previous), Some(paths)),
+            Some(paths) => (scanner.update(handle, previous, &paths), Some(paths)),
+            None => (scanner.scan(handle), None),
         },
     };
+    // A path named empty is the root: anything.
+    let paths = paths.filter(|paths| !paths.iter().any(String::is_empty));
     if tree == **previous {
-        Arc::clone(previous)
+        (Arc::clone(previous), paths)
     } else {
-        Arc::new(tree)
+        (Arc::new(tree), paths)
     }
 }
