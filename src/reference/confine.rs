@@ -132,6 +132,26 @@ fn classify(dir: &Dir, name: &str, at: usize, err: io::Error) -> WalkError {
     }
 }
 
+/// Opens the folder `name` of `dir` for reading its entries, without following a symlink: one
+/// `openat` with `O_NOFOLLOW | O_DIRECTORY`. `name` must be `.` (`dir` itself) or a single
+/// component (never `..` or anything with a `/`), as folder entries and validated path
+/// components are; anything else is refused, so the open cannot leave `dir`.
+///
+/// `cap-std`'s `open_dir_nofollow` opens with `O_PATH`, which cannot be read: listing such a
+/// handle costs three more system calls (it reopens `.` twice).
+pub fn open_dir_readable(dir: &Dir, name: &OsStr) -> io::Result<Dir> {
+    let bytes = name.as_encoded_bytes();
+    if bytes.is_empty() || bytes == b".." || bytes.contains(&b'/') {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a single path component",
+        ));
+    }
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd = rustix::fs::openat(dir, name, flags, Mode::empty())?;
+    Ok(Dir::from_std_file(std::fs::File::from(fd)))
+}
+
 /// Holds the root's exclusive lock.
 #[derive(Debug)]
 pub struct LockGuard {
@@ -344,7 +364,7 @@ struct Frame {
 /// if a concurrent rename moved things, it walks down again from `top` by name, checking every
 /// folder the same way, and stops with an error if the tree is no longer the one it walked.
 pub(crate) fn walk_tree(top: &Dir, name: &OsStr, visit: &mut impl Visit) -> io::Result<()> {
-    let walked = top.open_dir_nofollow(name)?;
+    let walked = open_dir_readable(top, name)?;
     let mut frames = vec![Frame {
         name: name.to_owned(),
         identity: identity(&walked)?,
@@ -359,9 +379,8 @@ pub(crate) fn walk_tree(top: &Dir, name: &OsStr, visit: &mut impl Visit) -> io::
             return Ok(());
         };
         if let Some(child) = frame.pending.pop() {
-            let opened = current
-                .open_dir_nofollow(&child)
-                .and_then(|sub| Ok((identity(&sub)?, sub)));
+            let opened =
+                open_dir_readable(current, &child).and_then(|sub| Ok((identity(&sub)?, sub)));
             match opened {
                 Ok((identity, sub)) => {
                     let pending = visit.enter(&sub)?;
@@ -411,7 +430,7 @@ fn reopen_parent(current: &Dir, top: &Dir, frames: &[Frame]) -> io::Result<Dir> 
     // `..` is not where the walk came from: something was renamed meanwhile. Walk down again.
     let mut dir = top.try_clone()?;
     for frame in frames {
-        dir = dir.open_dir_nofollow(&frame.name)?;
+        dir = open_dir_readable(&dir, &frame.name)?;
         if identity(&dir)? != frame.identity {
             return Err(changed());
         }

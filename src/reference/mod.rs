@@ -8,6 +8,7 @@
 
 pub mod confine;
 mod edit;
+mod listing;
 mod manage;
 pub mod messages;
 pub mod path;

@@ -1,14 +1,12 @@
 //! `view`: a folder listing two levels deep, or a file with line numbers.
 
-use std::ffi::{OsStr, OsString};
 use std::io::{self, Read, Seek, Write};
 
-use cap_fs_ext::DirExt;
 use cap_std::fs::{Dir, File, MetadataExt as _};
 
 use super::confine::{self, Kind};
 use super::messages::{self, Said};
-use super::{Located, Outcome, Reference, locate, read_refusal, refuse_leaf, text};
+use super::{Located, Outcome, Reference, listing, locate, read_refusal, refuse_leaf, text};
 use crate::protocol::Image;
 use crate::spec::Revision;
 
@@ -127,18 +125,8 @@ fn view_located(
         return Err(refusal);
     }
     match (&located.name, located.kind) {
-        (None, _) => list(
-            reference.root().dir(),
-            spelled,
-            &located.path.to_string(),
-            range,
-        ),
-        (Some(name), Kind::Dir) => {
-            let dir = located
-                .parent
-                .open_dir_nofollow(name)
-                .map_err(|e| messages::io_failure("view", spelled, &e))?;
-            list(&dir, spelled, &located.path.to_string(), range)
+        (None, _) | (Some(_), Kind::Dir) => {
+            listing::list_located(reference, located, spelled, range)
         }
         (Some(name), _) => view_file(&located.parent, name, spelled, range, reference.revision()),
     }
@@ -308,161 +296,6 @@ fn check_range(start: i128, end: i128, n_lines: usize) -> Result<(usize, usize),
     Ok((start as usize, last as usize))
 }
 
-/// One listed entry below the listed folder.
-struct Entry {
-    path: String,
-    is_dir: bool,
-    size: u64,
-}
-
-fn list(dir: &Dir, spelled: &str, canonical: &str, range: Option<(i128, i128)>) -> Outcome {
-    if range.is_some() {
-        return Err(messages::view_range_on_dir());
-    }
-    let mut entries = Vec::new();
-    let total = walk(dir, canonical, 1, &mut entries)
-        .map_err(|e| messages::io_failure("view", spelled, &e))?;
-    let mut listing = messages::view_dir_header(spelled);
-    push_line(&mut listing.text, total, canonical, false);
-    for entry in &entries {
-        push_line(&mut listing.text, entry.size, &entry.path, entry.is_dir);
-    }
-    Ok(listing)
-}
-
-fn push_line(out: &mut String, size: u64, path: &str, is_dir: bool) {
-    out.push('\n');
-    out.push_str(&human_size(size));
-    out.push('\t');
-    out.push_str(path);
-    if is_dir {
-        out.push('/');
-    }
-}
-
-/// Lists `dir` into `entries` down to depth 2 and returns the total size of its visible files at
-/// any depth (`decide.folder-size`). Symlinks are neither listed nor followed.
-fn walk(dir: &Dir, prefix: &str, depth: usize, entries: &mut Vec<Entry>) -> io::Result<u64> {
-    let mut children = Vec::new();
-    for entry in dir.entries()? {
-        let entry = entry?;
-        let Ok(name) = entry.file_name().into_string() else {
-            // A name that is not UTF-8 cannot be spelled by Claude; leave it out.
-            continue;
-        };
-        if name.starts_with('.') || name == "node_modules" {
-            continue;
-        }
-        children.push((name, entry));
-    }
-    children.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-    let mut total = 0u64;
-    for (name, entry) in children {
-        let kind = entry.file_type()?;
-        let path = format!("{prefix}/{name}");
-        if kind.is_file() {
-            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
-            total = total.saturating_add(size);
-            if depth <= 2 {
-                entries.push(Entry {
-                    path,
-                    is_dir: false,
-                    size,
-                });
-            }
-        } else if kind.is_dir() {
-            let slot = entries.len();
-            if depth <= 2 {
-                entries.push(Entry {
-                    path: path.clone(),
-                    is_dir: true,
-                    size: 0,
-                });
-            }
-            // An unreadable or vanished subfolder counts as empty rather than failing the view.
-            let size = if depth >= 2 {
-                // Nothing below depth 2 is listed: only sizes, summed without recursion.
-                subtree_size(dir, &name)
-            } else {
-                match dir.open_dir_nofollow(&name) {
-                    // The recursion stops at depth 2, so the stack stays shallow.
-                    Ok(sub) => walk(&sub, &path, depth + 1, entries).unwrap_or(0),
-                    Err(_) => 0,
-                }
-            };
-            if depth <= 2 {
-                entries[slot].size = size;
-            }
-            total = total.saturating_add(size);
-        }
-    }
-    Ok(total)
-}
-
-/// Total size of the visible files below the folder `name` of `parent` at any depth, as [`walk`]
-/// counts them. Folders can be nested deeper than any stack or descriptor limit (each rename can
-/// stack one deep nesting onto another), so this is [`confine::walk_tree`]: iterative, with a
-/// bounded number of open descriptors. A folder that cannot be read counts as empty.
-fn subtree_size(parent: &Dir, name: &str) -> u64 {
-    let mut size = Size(0);
-    // A walk stopped by a concurrent rename keeps what it had summed.
-    let _ = confine::walk_tree(parent, name.as_ref(), &mut size);
-    size.0
-}
-
-/// The walk of [`subtree_size`]: the running total.
-struct Size(u64);
-
-impl confine::Visit for Size {
-    fn enter(&mut self, dir: &Dir) -> io::Result<Vec<OsString>> {
-        let mut subfolders = Vec::new();
-        let Ok(children) = dir.entries() else {
-            return Ok(subfolders);
-        };
-        for entry in children.flatten() {
-            let Ok(name) = entry.file_name().into_string() else {
-                continue;
-            };
-            if name.starts_with('.') || name == "node_modules" {
-                continue;
-            }
-            match entry.file_type() {
-                Ok(kind) if kind.is_file() => {
-                    let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
-                    self.0 = self.0.saturating_add(size);
-                }
-                Ok(kind) if kind.is_dir() => subfolders.push(name.into()),
-                _ => {}
-            }
-        }
-        Ok(subfolders)
-    }
-
-    fn leave(&mut self, _parent: &Dir, _name: &OsStr) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn unopenable(&mut self, _error: io::Error) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Human-readable size, 1024-based: `512B`, `1.0K`, `1.5K`, `4.0K`, `1.2M` (`decide.size-format`).
-pub fn human_size(bytes: u64) -> String {
-    const UNITS: [&str; 6] = ["K", "M", "G", "T", "P", "E"];
-    if bytes < 1024 {
-        return format!("{bytes}B");
-    }
-    let mut value = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    // Move up a unit when rounding to one decimal would print 1024.0.
-    while value >= 1023.95 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1}{}", UNITS[unit])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -535,24 +368,6 @@ mod tests {
                     assert!(out == want.text.as_bytes(), "{revision} {input}");
                 }
             }
-        }
-    }
-
-    #[test]
-    fn sizes_are_human_readable() {
-        let cases = [
-            (0, "0B"),
-            (1023, "1023B"),
-            (1024, "1.0K"),
-            (1536, "1.5K"),
-            (4096, "4.0K"),
-            (1_048_575, "1.0M"),
-            (1_258_291, "1.2M"),
-            (5 << 40, "5.0T"),
-            (u64::MAX, "16.0E"),
-        ];
-        for (bytes, want) in cases {
-            assert_eq!(human_size(bytes), want, "{bytes}");
         }
     }
 }
