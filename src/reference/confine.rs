@@ -11,12 +11,10 @@ use std::ffi::{OsStr, OsString};
 use std::io::{self, Read, Write};
 use std::os::fd::AsFd;
 use std::path::Path;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
-use cap_fs_ext::{
-    DirExt, FollowSymlinks, MetadataExt, OpenOptionsFollowExt, OpenOptionsMaybeDirExt,
-};
+use cap_fs_ext::{DirExt, FollowSymlinks, MetadataExt, OpenOptionsFollowExt};
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
 use rustix::fs::{FlockOperation, Mode, OFlags, RenameFlags};
@@ -56,6 +54,12 @@ pub enum WalkError {
 #[derive(Debug)]
 pub struct Root {
     dir: Dir,
+    /// The root opened for reading at start: the open file description [`Root::lock`] locks.
+    /// It is this `Root`'s own, so every other opening of the folder (another process, another
+    /// `Root`) is excluded by `flock`; the mutex excludes the threads sharing this `Root`, which
+    /// `flock` on one file description would not. Kept open so that a lock costs `flock` twice
+    /// rather than an open, a `flock` and a close.
+    lock_file: Mutex<std::fs::File>,
 }
 
 impl Root {
@@ -63,7 +67,13 @@ impl Root {
     pub fn open(path: &Path) -> io::Result<Root> {
         std::fs::create_dir_all(path)?;
         let dir = Dir::open_ambient_dir(path, ambient_authority())?;
-        Ok(Root { dir })
+        // cap-std opens folders with O_PATH, which flock refuses: open "." for reading instead.
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let lock_file = std::fs::File::from(rustix::fs::openat(&dir, ".", flags, Mode::empty())?);
+        Ok(Root {
+            dir,
+            lock_file: Mutex::new(lock_file),
+        })
     }
 
     /// The root folder itself.
@@ -71,16 +81,17 @@ impl Root {
         &self.dir
     }
 
-    /// Takes the root's exclusive lock until the guard drops. Uses a fresh open file
-    /// description so that the lock excludes other threads of this process as well as other
-    /// processes.
-    pub fn lock(&self) -> io::Result<LockGuard> {
-        // cap-std opens folders with O_PATH, which flock refuses: open "." for reading instead.
-        let mut options = OpenOptions::new();
-        options.read(true).maybe_dir(true);
-        let handle = self.dir.open_with(".", &options)?;
-        rustix::fs::flock(handle.as_fd(), FlockOperation::LockExclusive)?;
-        Ok(LockGuard { _handle: handle })
+    /// Takes the root's exclusive lock until the guard drops: against other processes and other
+    /// `Root`s (`flock`), and against other threads using this one (a mutex).
+    pub fn lock(&self) -> io::Result<LockGuard<'_>> {
+        // A thread that panicked while holding the mutex left nothing half-done in it: the
+        // file is only ever locked and unlocked, and its guard's drop unlocked it.
+        let held = self
+            .lock_file
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        rustix::fs::flock(&*held, FlockOperation::LockExclusive)?;
+        Ok(LockGuard { held })
     }
 
     /// Opens the folder holding `components`' last element, walking without following links.
@@ -154,9 +165,16 @@ pub fn open_dir_readable(dir: &Dir, name: &OsStr) -> io::Result<Dir> {
 
 /// Holds the root's exclusive lock.
 #[derive(Debug)]
-pub struct LockGuard {
-    // Closing the last descriptor of the open file description releases the lock.
-    _handle: cap_std::fs::File,
+pub struct LockGuard<'a> {
+    held: MutexGuard<'a, std::fs::File>,
+}
+
+impl Drop for LockGuard<'_> {
+    fn drop(&mut self) {
+        // Unlocking a file we hold open cannot fail; were it to, closing the file (when the
+        // `Root` drops) would release the lock all the same.
+        let _ = rustix::fs::flock(&*self.held, FlockOperation::Unlock);
+    }
 }
 
 /// What `name` in `dir` is, without following a link. Errors other than "not found" count as
