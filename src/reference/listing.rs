@@ -9,6 +9,7 @@ use std::ffi::{CStr, OsStr, OsString};
 use std::fmt::Write as _;
 use std::io;
 use std::mem::MaybeUninit;
+use std::ops::Range;
 use std::os::fd::{AsFd, BorrowedFd};
 
 use cap_std::fs::Dir;
@@ -43,24 +44,40 @@ pub(super) fn list_located(
 
 /// Lists the open, readable folder `dir`, spelled `canonical` in the listing.
 fn list(dir: &Dir, spelled: &str, canonical: &str) -> Outcome {
-    let mut entries = Vec::new();
-    let mut buffer = DirentBuffer::new();
-    let total = walk(dir, canonical, 1, &mut entries, &mut buffer)
+    let mut tree = Tree {
+        paths: String::from(canonical),
+        entries: Vec::new(),
+        buffer: DirentBuffer::new(),
+    };
+    let total = walk(dir, 0..canonical.len(), 1, &mut tree)
         .map_err(|e| messages::io_failure("view", spelled, &e))?;
     let mut listing = messages::view_dir_header(spelled);
-    // Each line is its size (at most 7 bytes), a tab, the path and maybe a slash.
-    let lines: usize = entries.iter().map(|e| e.path.len() + 10).sum();
-    listing.text.reserve(canonical.len() + 10 + lines);
+    // Each line is its size (at most 7 bytes), a tab, its path and maybe a slash.
+    listing
+        .text
+        .reserve(tree.paths.len() + 10 * (tree.entries.len() + 1));
     push_line(&mut listing.text, total, canonical, false);
-    for entry in &entries {
-        push_line(&mut listing.text, entry.size, &entry.path, entry.is_dir);
+    for entry in &tree.entries {
+        let path = tree.paths.get(entry.path.clone()).unwrap_or_default();
+        push_line(&mut listing.text, entry.size, path, entry.is_dir);
     }
     Ok(listing)
 }
 
+/// What a listing has found so far.
+struct Tree {
+    /// Every listed path, one after the other: entries hold ranges of it, so that a listing of
+    /// hundreds of files does not allocate a string for each.
+    paths: String,
+    /// The listed entries below the listed folder, in the listing's order.
+    entries: Vec<Entry>,
+    buffer: DirentBuffer,
+}
+
 /// One listed entry below the listed folder.
 struct Entry {
-    path: String,
+    /// Its path, in [`Tree::paths`].
+    path: Range<usize>,
     is_dir: bool,
     size: u64,
 }
@@ -75,28 +92,26 @@ fn push_line(out: &mut String, size: u64, path: &str, is_dir: bool) {
     }
 }
 
-/// Lists `dir` into `entries` down to depth 2 and returns the total size of its visible files at
-/// any depth (`decide.folder-size`). Symlinks are neither listed nor followed.
-fn walk(
-    dir: &Dir,
-    prefix: &str,
-    depth: usize,
-    entries: &mut Vec<Entry>,
-    buffer: &mut DirentBuffer,
-) -> io::Result<u64> {
-    let mut children = visible_children(dir.as_fd(), buffer)?;
-    children.sort_unstable_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+/// Lists `dir`, whose path is `prefix` in [`Tree::paths`], into `tree` down to depth 2 and
+/// returns the total size of its visible files at any depth (`decide.folder-size`). Symlinks are
+/// neither listed nor followed.
+fn walk(dir: &Dir, prefix: Range<usize>, depth: usize, tree: &mut Tree) -> io::Result<u64> {
+    let (names, mut children) = visible_children(dir.as_fd(), &mut tree.buffer)?;
+    let name_of = |child: &Child| names.get(child.name.clone()).unwrap_or_default();
+    children.sort_unstable_by(|a, b| name_of(a).as_bytes().cmp(name_of(b).as_bytes()));
     let mut total = 0u64;
-    for child in children {
-        let mut path = String::with_capacity(prefix.len() + 1 + child.name.len());
-        path.push_str(prefix);
-        path.push('/');
-        path.push_str(&child.name);
+    for child in &children {
+        let name = name_of(child);
+        let start = tree.paths.len();
+        tree.paths.extend_from_within(prefix.clone());
+        tree.paths.push('/');
+        tree.paths.push_str(name);
+        let path = start..tree.paths.len();
         match child.kind {
             ChildKind::File { size } => {
                 total = total.saturating_add(size);
                 if depth <= 2 {
-                    entries.push(Entry {
+                    tree.entries.push(Entry {
                         path,
                         is_dir: false,
                         size,
@@ -104,30 +119,28 @@ fn walk(
                 }
             }
             ChildKind::Dir => {
-                let name = OsStr::new(&child.name);
-                // Depth 1 walks into the folder, whose entries follow its own line.
-                let sub_prefix = (depth < 2).then(|| path.clone());
-                let slot = entries.len();
+                let slot = tree.entries.len();
                 if depth <= 2 {
-                    entries.push(Entry {
-                        path,
+                    tree.entries.push(Entry {
+                        path: path.clone(),
                         is_dir: true,
                         size: 0,
                     });
                 }
                 // An unreadable or vanished subfolder counts as empty rather than failing the
                 // view.
-                let size = match sub_prefix {
+                let size = if depth >= 2 {
                     // Nothing below depth 2 is listed: only sizes, summed without recursion.
-                    None => subtree_size(dir, name, buffer),
-                    Some(sub_prefix) => match confine::open_dir_readable(dir, name) {
+                    subtree_size(dir, OsStr::new(name), &mut tree.buffer)
+                } else {
+                    match confine::open_dir_readable(dir, OsStr::new(name)) {
                         // The recursion stops at depth 2, so the stack stays shallow.
-                        Ok(sub) => walk(&sub, &sub_prefix, depth + 1, entries, buffer).unwrap_or(0),
+                        Ok(sub) => walk(&sub, path, depth + 1, tree).unwrap_or(0),
                         Err(_) => 0,
-                    },
+                    }
                 };
-                if depth <= 2 {
-                    entries[slot].size = size;
+                if let Some(entry) = tree.entries.get_mut(slot).filter(|_| depth <= 2) {
+                    entry.size = size;
                 }
                 total = total.saturating_add(size);
             }
@@ -155,14 +168,16 @@ struct Size<'a> {
 
 impl confine::Visit for Size<'_> {
     fn enter(&mut self, dir: &Dir) -> io::Result<Vec<OsString>> {
-        let Ok(children) = visible_children(dir.as_fd(), self.buffer) else {
+        let Ok((names, children)) = visible_children(dir.as_fd(), self.buffer) else {
             return Ok(Vec::new());
         };
         let mut subfolders = Vec::new();
         for child in children {
             match child.kind {
                 ChildKind::File { size } => self.total = self.total.saturating_add(size),
-                ChildKind::Dir => subfolders.push(child.name.into()),
+                ChildKind::Dir => {
+                    subfolders.push(names.get(child.name).unwrap_or_default().into());
+                }
             }
         }
         Ok(subfolders)
@@ -179,7 +194,8 @@ impl confine::Visit for Size<'_> {
 
 /// A visible entry of a folder: a regular file with its size, or a folder.
 struct Child {
-    name: String,
+    /// Its name, in the names [`visible_children`] returns.
+    name: Range<usize>,
     kind: ChildKind,
 }
 
@@ -204,8 +220,13 @@ impl DirentBuffer {
 /// The visible regular files and folders of the open, readable folder `dir`, in no order. Names
 /// that are hidden (`.` first), `node_modules` or not UTF-8 (Claude cannot spell them) are left
 /// out, and so are symlinks (never followed), FIFOs, sockets and devices. A file that vanishes
-/// before its size is read counts as 0 bytes.
-fn visible_children(dir: BorrowedFd<'_>, buffer: &mut DirentBuffer) -> io::Result<Vec<Child>> {
+/// before its size is read counts as 0 bytes. The names are one string, which each child holds a
+/// range of.
+fn visible_children(
+    dir: BorrowedFd<'_>,
+    buffer: &mut DirentBuffer,
+) -> io::Result<(String, Vec<Child>)> {
+    let mut names = String::new();
     let mut children = Vec::new();
     let mut entries = RawDir::new(dir, buffer.space());
     while let Some(entry) = entries.next() {
@@ -230,12 +251,14 @@ fn visible_children(dir: BorrowedFd<'_>, buffer: &mut DirentBuffer) -> io::Resul
             },
             _ => continue,
         };
+        let start = names.len();
+        names.push_str(name);
         children.push(Child {
-            name: name.to_string(),
+            name: start..names.len(),
             kind,
         });
     }
-    Ok(children)
+    Ok((names, children))
 }
 
 /// The type and size of `name` in `dir`, a link not followed: one `statx` asking for no more.
@@ -266,7 +289,28 @@ fn push_human_size(out: &mut String, bytes: u64) {
         value /= 1024.0;
         unit += 1;
     }
-    let _ = write!(out, "{value:.1}{}", UNITS[unit]);
+    match tenths(bytes, 10 * (unit as u32 + 1)) {
+        Some(tenths) => {
+            let _ = write!(out, "{}.{}{}", tenths / 10, tenths % 10, UNITS[unit]);
+        }
+        None => {
+            let _ = write!(out, "{value:.1}{}", UNITS[unit]);
+        }
+    }
+}
+
+/// `bytes / 2^shift` in tenths, rounded as `format!("{:.1}")` rounds that `f64` (to nearest,
+/// ties to even), but with integers: formatting a float exactly is most of a listing line's
+/// cost. `None` from 2^53 bytes on, where `bytes as f64` is no longer exact.
+fn tenths(bytes: u64, shift: u32) -> Option<u128> {
+    if bytes >= 1 << 53 {
+        return None;
+    }
+    let scaled = u128::from(bytes) * 10;
+    let (quotient, remainder) = (scaled >> shift, scaled & ((1 << shift) - 1));
+    let half = 1 << (shift - 1);
+    let up = remainder > half || (remainder == half && quotient % 2 == 1);
+    Some(quotient + u128::from(up))
 }
 
 #[cfg(test)]
@@ -291,5 +335,42 @@ mod tests {
             push_human_size(&mut got, bytes);
             assert_eq!(got, want, "{bytes}");
         }
+    }
+
+    /// The integer rounding is the float formatting's, ties to even included (1280 bytes is
+    /// exactly 1.25K, shown `1.2K`).
+    #[test]
+    fn sizes_round_as_floats_format() {
+        let by_float = |bytes: u64| {
+            let mut value = bytes as f64 / 1024.0;
+            let mut unit = 0;
+            while value >= 1023.95 && unit < 5 {
+                value /= 1024.0;
+                unit += 1;
+            }
+            format!("{value:.1}{}", ["K", "M", "G", "T", "P", "E"][unit])
+        };
+        let mut samples: Vec<u64> = (1024..300_000).collect();
+        for k in 1..6 {
+            let base = 1u64 << (10 * k);
+            for m in 0..2_000 {
+                samples.extend([m * base / 20, m * base / 20 + 1, 1023 * base + m]);
+            }
+        }
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            samples.push(x >> (x % 64));
+        }
+        for bytes in samples.into_iter().filter(|&b| b >= 1024) {
+            let mut got = String::new();
+            push_human_size(&mut got, bytes);
+            assert_eq!(got, by_float(bytes), "{bytes}");
+        }
+        let mut tie = String::new();
+        push_human_size(&mut tie, 1280);
+        assert_eq!(tie, "1.2K");
     }
 }
