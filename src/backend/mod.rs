@@ -4,6 +4,7 @@ mod cgroup;
 pub mod cleanup;
 pub mod embedded;
 mod inprocess;
+mod lines;
 mod stdio;
 pub mod wire;
 

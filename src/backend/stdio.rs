@@ -1,8 +1,8 @@
 //! A backend program speaking protocol v1 over its stdin and stdout.
 //!
-//! Reading happens on a thread that forwards whole lines through a channel, so that a hang is a
-//! timeout, a crash is a closed channel, and a flood is a line (or a count of lines) over the
-//! limit. Requests are written without blocking, against the same deadline as the reply, so a
+//! Replies are read as whole lines in the calling thread against a deadline ([`Lines`]), so that
+//! a hang is a timeout, a crash is the end of the stream, and a flood is a line over the limit
+//! or a line nobody asked for. Requests are written without blocking, against the same deadline as the reply, so a
 //! backend that stops reading is a timeout too; a backend that exits while a child of its keeps
 //! stdout open is seen to have exited.
 //!
@@ -12,11 +12,11 @@
 //! goes with it. Where the machine allows, a cgroup also holds it ([`super::cgroup`]), which
 //! reaches even a child that made a session of its own.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
+use std::os::fd::OwnedFd;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio as Pipe};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -24,12 +24,11 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::cgroup::Cgroup;
+use super::lines::{Lines, Next};
 use super::wire::{self, Request};
 use super::{Backend, BackendError, Timeouts};
 use crate::protocol::ToolResult;
 
-/// Largest reply line accepted: a 999,999-line view is about 15 MB; anything far beyond is a flood.
-pub const MAX_LINE_BYTES: usize = 256 << 20;
 /// How much of stderr is kept, so that one case's output is usually there whole.
 const STDERR_TAIL_BYTES: usize = 16 << 10;
 /// How much of a case's stderr an error report quotes (its last whole lines).
@@ -64,7 +63,7 @@ pub struct Stdio {
     /// The cgroup holding the process and all it starts, when one could be made.
     cgroup: Option<Cgroup>,
     stdin: Option<ChildStdin>,
-    lines: Receiver<Result<Vec<u8>, String>>,
+    lines: Lines,
     stderr: Arc<Mutex<StderrTail>>,
     /// Stderr bytes written before the current case: a kept-alive process's earlier cases are
     /// not this case's story.
@@ -166,8 +165,7 @@ impl Stdio {
             // Writes never block: a backend that stops reading is a timeout, not a hang.
             let _ = rustix::fs::fcntl_setfl(stdin, rustix::fs::OFlags::NONBLOCK);
         }
-        let (sender, lines) = mpsc::channel();
-        thread::spawn(move || read_lines(stdout, &sender));
+        let lines = Lines::new(OwnedFd::from(stdout));
         let tail = Arc::new(Mutex::new(StderrTail::default()));
         let tail_writer = Arc::clone(&tail);
         thread::spawn(move || keep_tail(stderr, &tail_writer));
@@ -266,35 +264,6 @@ impl WaitTimeout for Child {
             thread::sleep(Duration::from_millis(10));
         }
         None
-    }
-}
-
-fn read_lines(stdout: impl Read, sender: &mpsc::Sender<Result<Vec<u8>, String>>) {
-    let mut reader = BufReader::with_capacity(1 << 16, stdout);
-    loop {
-        let mut line = Vec::new();
-        let limit = (MAX_LINE_BYTES + 1) as u64;
-        match (&mut reader).take(limit).read_until(b'\n', &mut line) {
-            Ok(0) => return,
-            Ok(_) if line.len() > MAX_LINE_BYTES => {
-                let _ = sender.send(Err(format!(
-                    "a reply line longer than {MAX_LINE_BYTES} bytes"
-                )));
-                return;
-            }
-            Ok(_) => {
-                if line.last() == Some(&b'\n') {
-                    line.pop();
-                }
-                if sender.send(Ok(line)).is_err() {
-                    return;
-                }
-            }
-            Err(e) => {
-                let _ = sender.send(Err(format!("reading stdout failed: {e}")));
-                return;
-            }
-        }
     }
 }
 
@@ -466,31 +435,27 @@ impl Stdio {
                     startup,
                 });
             }
-            match self.lines.recv_timeout((deadline - now).min(EXIT_POLL)) {
-                Ok(Ok(reply)) => {
+            match self.lines.next((deadline - now).min(EXIT_POLL)) {
+                Next::Line(reply) => {
                     self.answered = true;
                     break reply;
                 }
-                Ok(Err(detail)) => {
+                Next::Broken(detail) => {
                     self.kill();
                     return Err(BackendError::Flood { detail });
                 }
-                Err(RecvTimeoutError::Disconnected) => return Err(self.crashed(false)),
-                Err(RecvTimeoutError::Timeout) => {
+                Next::Closed => return Err(self.crashed(false)),
+                Next::Waiting => {
                     // The process exited, yet stdout is still open (a child of its holds it):
                     // no answer can come any more. A reply already on its way gets a moment.
                     if matches!(self.child.try_wait(), Ok(Some(_))) {
-                        match self.lines.recv_timeout(EXIT_POLL) {
-                            Ok(Ok(reply)) => {
-                                self.answered = true;
-                                break reply;
-                            }
-                            _ => {
-                                let crash = self.crashed(false);
-                                self.kill();
-                                return Err(crash);
-                            }
+                        if let Next::Line(reply) = self.lines.next(EXIT_POLL) {
+                            self.answered = true;
+                            break reply;
                         }
+                        let crash = self.crashed(false);
+                        self.kill();
+                        return Err(crash);
                     }
                 }
             }
@@ -503,11 +468,12 @@ impl Stdio {
             return Ok(reply);
         }
         // One request, one line: anything already waiting behind the reply is a flood.
-        if let Ok(extra) = self.lines.try_recv() {
-            let extra = match extra {
-                Ok(line) => shorten(&line),
-                Err(detail) => detail,
-            };
+        let extra = match self.lines.next(Duration::ZERO) {
+            Next::Line(line) => Some(shorten(&line)),
+            Next::Broken(detail) => Some(detail),
+            Next::Waiting | Next::Closed => None,
+        };
+        if let Some(extra) = extra {
             self.kill();
             return Err(BackendError::Flood {
                 detail: format!("an extra line after the reply: {extra}"),
@@ -609,20 +575,18 @@ impl Backend for Stdio {
     }
 
     fn unread_output(&mut self) -> Option<String> {
-        // Once the process has exited its last lines may still be on their way through the
-        // reader thread; the channel closes as soon as it has read everything.
+        // Once the process has exited its last lines may still be in the pipe: a moment for
+        // them; the stream ends as soon as they are read.
         let exited = matches!(self.child.try_wait(), Ok(Some(_)));
-        let next = if exited {
-            self.lines
-                .recv_timeout(Duration::from_millis(200))
-                .map_err(|_| ())
+        let wait = if exited {
+            Duration::from_millis(200)
         } else {
-            self.lines.try_recv().map_err(|_| ())
+            Duration::ZERO
         };
-        match next {
-            Ok(Ok(line)) => Some(shorten(&line)),
-            Ok(Err(detail)) => Some(detail),
-            Err(_) => None,
+        match self.lines.next(wait) {
+            Next::Line(line) => Some(shorten(&line)),
+            Next::Broken(detail) => Some(detail),
+            Next::Waiting | Next::Closed => None,
         }
     }
 
