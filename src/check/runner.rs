@@ -105,10 +105,22 @@ pub struct RunOptions {
 /// seconds on the reference and under a minute on the slowest recipe.
 pub const DEFAULT_CASE_BUDGET: Duration = Duration::from_secs(120);
 
+/// Cases run at once against `backend` when `--jobs` is not given. A backend program keeps a
+/// case waiting on its process and on fsync more than on the CPU: two cases per core. The
+/// in-process reference never waits, so more cases than cores only take turns on them (and
+/// each case's time then counts the turns of others).
+pub fn default_jobs(backend: &BackendSpec) -> usize {
+    let cores = std::thread::available_parallelism().map_or(2, usize::from);
+    match backend {
+        BackendSpec::Reference(_) => cores,
+        _ => 2 * cores,
+    }
+}
+
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
-            // Cases wait on fsync and on backend processes more than on the CPU: two per core.
+            // As for a backend program (`default_jobs`).
             jobs: 2 * std::thread::available_parallelism().map_or(2, usize::from),
             timeout: Duration::from_secs(10),
             startup: crate::backend::DEFAULT_STARTUP,

@@ -146,7 +146,8 @@ pub(crate) struct MatrixArgs {
     /// Run only cases of this area; repeatable.
     #[arg(long)]
     pub(crate) area: Vec<String>,
-    /// Cases run in parallel [default: twice the number of CPUs].
+    /// Cases run in parallel [default: the number of CPUs for the built-in reference, twice that
+    /// for a backend program].
     #[arg(short, long, value_parser = super::at_least_one)]
     pub(crate) jobs: Option<usize>,
     /// Per-call timeout in seconds.
@@ -235,7 +236,8 @@ pub(crate) struct CheckArgs {
     /// Run only attack cases.
     #[arg(long)]
     pub(crate) hostile: bool,
-    /// Cases run in parallel [default: twice the number of CPUs].
+    /// Cases run in parallel [default: the number of CPUs for the built-in reference, twice that
+    /// for a backend program].
     #[arg(short, long, value_parser = super::at_least_one)]
     pub(crate) jobs: Option<usize>,
     /// After a run on several workers, do not run the cases that failed or broke again one at a
@@ -357,7 +359,10 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
     if let Err(code) = args.reports.check_paths() {
         return code;
     }
-    let defaults = RunOptions::default();
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| runner::default_jobs(&backend))
+        .max(1);
     let config = CheckConfig {
         backend,
         selection: Selection {
@@ -368,7 +373,7 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
             hostile_only: args.hostile,
         },
         options: RunOptions {
-            jobs: args.jobs.unwrap_or(defaults.jobs).max(1),
+            jobs,
             timeout,
             startup,
             strict: args.strict,
@@ -577,6 +582,10 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
     let mut columns = Vec::new();
     for (name, backend) in named {
         say(&format!("running the suite against {name}"));
+        let jobs = args
+            .jobs
+            .unwrap_or_else(|| runner::default_jobs(&backend))
+            .max(1);
         let config = CheckConfig {
             backend,
             selection: Selection {
@@ -585,7 +594,7 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
                 ..Selection::default()
             },
             options: RunOptions {
-                jobs: args.jobs.unwrap_or(RunOptions::default().jobs).max(1),
+                jobs,
                 timeout,
                 startup: RunOptions::default().startup,
                 strict: false,
