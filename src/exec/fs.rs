@@ -145,6 +145,12 @@ pub fn c_name(name: &str) -> io::Result<CString> {
     })
 }
 
+/// A handle on the folder at `path`, for the tests of what scans and watches a folder they made.
+#[cfg(test)]
+pub(crate) fn open_test_dir(path: &std::path::Path) -> OwnedFd {
+    rustix::fs::open(path, DIR_FLAGS, Mode::empty()).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// Opens the folder `name` in `dir`; a link or anything not a folder is refused, never followed.
 pub fn open_dir_at(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<OwnedFd> {
     Ok(rustix::fs::openat(dir, name, DIR_FLAGS, Mode::empty())?)

@@ -155,14 +155,7 @@ mod tests {
     use super::*;
     use std::fs;
 
-    fn open(path: &std::path::Path) -> OwnedFd {
-        rustix::fs::open(
-            path,
-            rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY,
-            rustix::fs::Mode::empty(),
-        )
-        .unwrap_or_else(|e| panic!("{e}"))
-    }
+    use crate::exec::fs::open_test_dir as open;
 
     #[test]
     fn names_what_changed_and_gives_up_on_a_moved_folder() {

@@ -245,16 +245,9 @@ pub fn compare_paths(a: &str, b: &str) -> std::cmp::Ordering {
 mod tests {
     use super::*;
     use std::fs;
-    use std::os::fd::{AsFd, OwnedFd};
+    use std::os::fd::AsFd;
 
-    fn open(path: &std::path::Path) -> OwnedFd {
-        rustix::fs::open(
-            path,
-            rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY,
-            rustix::fs::Mode::empty(),
-        )
-        .unwrap_or_else(|e| panic!("{e}"))
-    }
+    use crate::exec::fs::open_test_dir as open;
 
     proptest::proptest! {
         #[test]

@@ -304,14 +304,7 @@ mod tests {
     use crate::exec::tree::Difference;
     use std::fs;
 
-    fn open(path: &std::path::Path) -> OwnedFd {
-        rustix::fs::open(
-            path,
-            rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY,
-            rustix::fs::Mode::empty(),
-        )
-        .unwrap_or_else(|e| panic!("{e}"))
-    }
+    use crate::exec::fs::open_test_dir as open;
 
     /// Random changes to two folders, each followed by an update of its tree and a comparison
     /// of the touched paths only: trees and differences equal a whole scan and comparison.
