@@ -8,6 +8,7 @@ use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 
+use rustix::buffer::spare_capacity;
 use rustix::fs::{AtFlags, FileType, IFlags, Mode, OFlags, StatxAttributes, StatxFlags};
 use rustix::io::Errno;
 
@@ -278,6 +279,9 @@ pub enum ReadError {
     Io(#[from] io::Error),
 }
 
+/// Bytes a read asks for at most at a time.
+const READ_CHUNK: usize = 64 << 10;
+
 /// The bytes of the regular file `name` in `dir`, at most `max` of them: a larger file is
 /// [`ReadError::TooBig`] and is not read. Anything but a regular file is never opened.
 pub fn read_at(dir: BorrowedFd<'_>, name: &CStr, max: u64) -> Result<Vec<u8>, ReadError> {
@@ -295,19 +299,19 @@ pub fn read_at(dir: BorrowedFd<'_>, name: &CStr, max: u64) -> Result<Vec<u8>, Re
 /// The first `n` bytes (or fewer) of the regular file `name` in `dir`, whatever its size.
 pub fn read_prefix(dir: BorrowedFd<'_>, name: &CStr, n: u64) -> Result<Vec<u8>, ReadError> {
     let fd = open_file(dir, name)?;
+    let target = usize::try_from(n).unwrap_or(usize::MAX);
     let mut bytes = Vec::new();
-    let mut chunk = [0u8; 64 << 10];
-    while (bytes.len() as u64) < n {
-        let want = usize::try_from(n - bytes.len() as u64)
-            .unwrap_or(chunk.len())
-            .min(chunk.len());
-        match rustix::io::read(fd.as_fd(), &mut chunk[..want]) {
+    while bytes.len() < target {
+        // Read straight into the buffer's spare room: nothing zeroed first, a chunk at a time.
+        bytes.reserve((target - bytes.len()).min(READ_CHUNK));
+        match rustix::io::read(fd.as_fd(), spare_capacity(&mut bytes)) {
             Ok(0) => break,
-            Ok(got) => bytes.extend_from_slice(&chunk[..got]),
-            Err(Errno::INTR) => {}
+            Ok(_) | Err(Errno::INTR) => {}
             Err(e) => return Err(ReadError::Io(e.into())),
         }
     }
+    // The room may have been larger than asked for.
+    bytes.truncate(target);
     Ok(bytes)
 }
 
@@ -335,12 +339,14 @@ fn open_file(dir: BorrowedFd<'_>, name: &CStr) -> Result<OwnedFd, ReadError> {
 fn read_bounded(fd: BorrowedFd<'_>, max: u64) -> Result<Vec<u8>, ReadError> {
     let cap = usize::try_from(max.min(1 << 20)).unwrap_or(1 << 20);
     let mut bytes = Vec::with_capacity(cap);
-    let mut chunk = [0u8; 64 << 10];
     loop {
-        match rustix::io::read(fd, &mut chunk) {
+        if bytes.len() == bytes.capacity() {
+            bytes.reserve(READ_CHUNK);
+        }
+        // Straight into the buffer's spare room: nothing zeroed first.
+        match rustix::io::read(fd, spare_capacity(&mut bytes)) {
             Ok(0) => return Ok(bytes),
-            Ok(n) => {
-                bytes.extend_from_slice(&chunk[..n]);
+            Ok(_) => {
                 if bytes.len() as u64 > max {
                     return Err(ReadError::TooBig {
                         size: bytes.len() as u64,
