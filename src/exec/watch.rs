@@ -33,6 +33,10 @@ pub enum Changed {
 /// Bytes read from the notification queue at a time (a few hundred events).
 const BUFFER: usize = 16 << 10;
 
+/// Events read in one look at most: a backend still writing in the background could keep the
+/// queue from ever running dry, and past this many paths a whole scan costs no more anyway.
+const EVENTS_LIMIT: usize = 10_000;
+
 /// The events that change what a scan sees: names made, removed or moved, contents written,
 /// links and modes; and the watched folder itself moved or removed.
 fn mask() -> WatchFlags {
@@ -108,7 +112,10 @@ impl Watch {
         }
         let mut paths: BTreeSet<String> = self.linked.clone();
         let mut reader = inotify::Reader::new(self.inotify.as_fd(), &mut self.buffer);
-        loop {
+        for read in 0.. {
+            if read == EVENTS_LIMIT {
+                return Changed::Anything;
+            }
             let event = match reader.next() {
                 Ok(event) => event,
                 Err(Errno::AGAIN) => break,
@@ -179,6 +186,11 @@ mod tests {
             Changed::Paths(vec!["a/x.md".to_string(), "y.md".to_string()])
         );
         assert_eq!(watch.changed((1, 2)), Changed::Anything);
+        // About two events a write: more than one look reads, fewer than the queue holds.
+        for i in 0..6_000 {
+            fs::write(root.join(format!("f{}", i % 50)), "z").unwrap_or_default();
+        }
+        assert_eq!(watch.changed(id), Changed::Anything);
         fs::rename(root.join("a"), root.join("b")).unwrap_or_default();
         assert_eq!(watch.changed(id), Changed::Anything);
     }
