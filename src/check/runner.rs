@@ -1020,7 +1020,21 @@ fn expand_input(input: &Value, sandbox: &Sandbox) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::glob;
+    use super::{BackendSpec, default_jobs, glob};
+    use crate::spec::Revision;
+
+    /// The in-process reference never waits, so more cases than cores would only take turns;
+    /// a backend program waits on its process and the disk.
+    #[test]
+    fn the_reference_runs_a_case_per_core_a_program_two() {
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        assert_eq!(
+            default_jobs(&BackendSpec::Reference(Revision::Ga2026)),
+            cores
+        );
+        let program = BackendSpec::command("python3 backend.py {memories}", None);
+        assert_eq!(default_jobs(&program), 2 * cores);
+    }
 
     #[test]
     fn globs() {
