@@ -2,9 +2,9 @@
 //!
 //! Replies are read as whole lines in the calling thread against a deadline ([`Lines`]), so that
 //! a hang is a timeout, a crash is the end of the stream, and a flood is a line over the limit
-//! or a line nobody asked for. Requests are written without blocking, against the same deadline as the reply, so a
-//! backend that stops reading is a timeout too; a backend that exits while a child of its keeps
-//! stdout open is seen to have exited.
+//! or a line nobody asked for. Requests are written without blocking, against the same deadline
+//! as the reply, so a backend that stops reading is a timeout too; a backend that exits while a
+//! child of its keeps stdout open is seen to have exited.
 //!
 //! The program runs in a session of its own (`setsid`): no controlling terminal (it cannot
 //! write to the user's terminal or change its modes), and one process group, killed whole when
@@ -267,6 +267,15 @@ impl WaitTimeout for Child {
     }
 }
 
+/// What a backend wrote that no request asked for, in words (a line, or why the stream broke).
+fn unasked(next: Next) -> Option<String> {
+    match next {
+        Next::Line(line) => Some(shorten(&line)),
+        Next::Broken(detail) => Some(detail),
+        Next::Waiting | Next::Closed => None,
+    }
+}
+
 fn keep_tail(stderr: impl Read, tail: &Mutex<StderrTail>) {
     let mut reader = BufReader::new(stderr);
     let mut chunk = [0u8; 4096];
@@ -468,12 +477,7 @@ impl Stdio {
             return Ok(reply);
         }
         // One request, one line: anything already waiting behind the reply is a flood.
-        let extra = match self.lines.next(Duration::ZERO) {
-            Next::Line(line) => Some(shorten(&line)),
-            Next::Broken(detail) => Some(detail),
-            Next::Waiting | Next::Closed => None,
-        };
-        if let Some(extra) = extra {
+        if let Some(extra) = unasked(self.lines.next(Duration::ZERO)) {
             self.kill();
             return Err(BackendError::Flood {
                 detail: format!("an extra line after the reply: {extra}"),
@@ -583,11 +587,7 @@ impl Backend for Stdio {
         } else {
             Duration::ZERO
         };
-        match self.lines.next(wait) {
-            Next::Line(line) => Some(shorten(&line)),
-            Next::Broken(detail) => Some(detail),
-            Next::Waiting | Next::Closed => None,
-        }
+        unasked(self.lines.next(wait))
     }
 
     fn shutdown(&mut self) -> Option<String> {
