@@ -7,7 +7,7 @@ ratios (see benches/README.md for what is measured and why):
   1. mixed workload (create / view file / view folder / str_replace / insert / rename / delete,
      deterministic from a seed) over protocol v1: `memspec serve` vs the Python SDK's
      BetaLocalFilesystemMemoryTool behind its JSONL adapter, plus the fsync+rename floor of the
-     same workload's writes;
+     same workload's writes, run alone and behind the same client (one request per op);
   2. `view` of a 999,999-line file over protocol v1, both backends, memspec under `beta-2025`
      (whole-file views; `ga-2026` cuts a view at 16,000 characters);
   3. `view /memories` of a folder of 10,000 files over protocol v1, both backends;
@@ -231,6 +231,19 @@ def big_file_text(seed: int) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+def process_cpu(pid: int) -> float:
+    """Seconds the process has run on a CPU (all its threads, system calls included), from the
+    scheduler."""
+    total = 0
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[0])
+    except OSError:
+        return float("nan")
+    return total / 1e9
+
+
 class Proto:
     """One backend process spoken to in lock step: one request in flight, like the harness."""
 
@@ -245,15 +258,7 @@ class Proto:
         self.last_cpu = float("nan")
 
     def cpu(self) -> float:
-        """Seconds the backend process has run on a CPU (all its threads), from the scheduler."""
-        total = 0
-        try:
-            for tid in os.listdir(f"/proc/{self.proc.pid}/task"):
-                with open(f"/proc/{self.proc.pid}/task/{tid}/schedstat") as f:
-                    total += int(f.read().split()[0])
-        except OSError:
-            return float("nan")
-        return total / 1e9
+        return process_cpu(self.proc.pid)
 
     def encode(self, body: dict) -> bytes:
         body = {"id": self.next_id, **body}
@@ -547,22 +552,45 @@ class Floor:
         self.ops, self.memories = ops, memories
         self.proc = None
         if cmd:
+            # Binary pipes and a large read buffer, as `Proto` has: `run_each` must pay what
+            # memspec's and Python's round trips pay, no more.
             self.proc = subprocess.Popen(cmd + [str(ops_file), str(memories)], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, text=True, bufsize=1)
+                                         stdout=subprocess.PIPE, bufsize=1 << 20)
+            self.fd_in = self.proc.stdin.fileno()
+
+    def _ask(self, line: bytes) -> bytes:
+        view = memoryview(line)
+        while view:
+            view = view[os.write(self.fd_in, view):]
+        reply = self.proc.stdout.readline()
+        if not reply:
+            raise RuntimeError("the floor program failed")
+        return reply
 
     def run(self, a: int, b: int) -> float:
-        """Runs floor ops a..b-1; returns wall seconds and sets last_cpu."""
+        """Runs floor ops a..b-1 in one request; returns the wall seconds the floor measured
+        itself and sets last_cpu."""
         if self.proc is None:
             c0 = time.process_time()
             wall = python_floor(self.ops[a:b], self.memories)
             self.last_cpu = time.process_time() - c0
             return wall
-        self.proc.stdin.write(f"{a} {b}\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError("the floor program failed")
-        wall, self.last_cpu = map(float, line.split())
+        wall, self.last_cpu = map(float, self._ask(f"{a} {b}\n".encode()).split())
+        return wall
+
+    def run_each(self, spans: list[tuple[int, int]]) -> float:
+        """Sends one request per timed op (its floor ops a..b-1, none for a read), in lock step
+        like `Proto.timed`; returns wall seconds from the first request to the last reply, seen
+        by the client, and sets last_cpu to the floor process's CPU time, its reads and writes of
+        the pipes included."""
+        lines = [f"{a} {b}\n".encode() for a, b in spans]
+        ask = self._ask
+        c0 = process_cpu(self.proc.pid)
+        t0 = time.perf_counter()
+        for line in lines:
+            ask(line)
+        wall = time.perf_counter() - t0
+        self.last_cpu = process_cpu(self.proc.pid) - c0
         return wall
 
     def close(self) -> None:
@@ -580,9 +608,11 @@ def run_mixed(env: Env, results: dict) -> None:
     n = len(wl["ops"])
     bounds = [(i, min(n, i + a.chunk)) for i in range(0, n, a.chunk)]
     # "pipe" is `cat` echoing each request line back through the same client: the protocol's
-    # round trips alone, which memspec and Python pay and the floor does not.
-    sides = ["memspec", "python", "floor", "pipe"]
-    stored = ["memspec", "python", "floor"]  # the sides with a memory folder
+    # round trips alone, which memspec and Python pay and the floor does not. "floor-each" is
+    # the C floor behind that client, one request per timed op: the floor plus the round trips
+    # and the wake-ups they cost around each fsync, which an echo between fsyncs never sees.
+    sides = ["memspec", "python", "floor", "pipe"] + (["floor-each"] if floor_cmd else [])
+    stored = [s for s in sides if s != "pipe"]  # the sides with a memory folder
     times = {s: [] for s in sides}
     cpu = {s: [] for s in sides}
     by_kind = {"memspec": [], "python": []}  # per rep: kind -> seconds
@@ -598,7 +628,7 @@ def run_mixed(env: Env, results: dict) -> None:
         wait_quiet(a.max_busy, a.quiet_timeout)
         bases = {s: env.work / f"mixed-{s}-{rep}" for s in sides}
         procs = {}
-        floor = None
+        floor = floor_each = None
         try:
             for side in ("memspec", "python"):
                 p = procs[side] = env.start(side, bases[side])
@@ -607,11 +637,16 @@ def run_mixed(env: Env, results: dict) -> None:
                     raise RuntimeError(f"{side}: populate failed: {errors_in(pop)[:3]}")
             procs["pipe"] = Proto("pipe", [shutil.which("cat") or "/bin/cat"], env.logs / "pipe.log")
             procs["pipe"].timed(wl["ops"][:1])  # warm-up, like the others' hello and view
-            fm = bases["floor"] / "memories"
-            for path, text in wl["initial"].items():
-                (fm / path).parent.mkdir(parents=True, exist_ok=True)
-                (fm / path).write_text(text)
-            floor = Floor(floor_cmd, wl["floor_ops"], ops_file, fm)
+            for side in ("floor", "floor-each"):
+                if side not in sides:
+                    continue
+                fm = bases[side] / "memories"
+                for path, text in wl["initial"].items():
+                    (fm / path).parent.mkdir(parents=True, exist_ok=True)
+                    (fm / path).write_text(text)
+            floor = Floor(floor_cmd, wl["floor_ops"], ops_file, bases["floor"] / "memories")
+            if "floor-each" in sides:
+                floor_each = Floor(floor_cmd, wl["floor_ops"], ops_file, bases["floor-each"] / "memories")
             total = {s: 0.0 for s in sides}
             per_chunk = {s: [] for s in sides}
             used = {s: 0.0 for s in sides}
@@ -628,6 +663,13 @@ def run_mixed(env: Env, results: dict) -> None:
                         used["floor"] += floor.last_cpu
                         per_chunk["floor"].append(elapsed)
                         continue
+                    if side == "floor-each":
+                        upto = wl["floor_upto"]
+                        elapsed = floor_each.run_each([(upto[k - 1] if k else 0, upto[k]) for k in range(lo, hi)])
+                        total[side] += elapsed
+                        used[side] += floor_each.last_cpu
+                        per_chunk[side].append(elapsed)
+                        continue
                     p = procs[side]
                     elapsed, replies = p.timed(wl["ops"][lo:hi])
                     total[side] += elapsed
@@ -641,8 +683,9 @@ def run_mixed(env: Env, results: dict) -> None:
         finally:
             for p in procs.values():
                 p.close()
-            if floor:
-                floor.close()
+            for f in (floor, floor_each):
+                if f:
+                    f.close()
         for side in stored:
             got = tree(bases[side] / "memories")
             if got != wl["final"]:
@@ -666,6 +709,7 @@ def run_mixed(env: Env, results: dict) -> None:
         shutil.rmtree(base)
     ratio_py = [p / m for m, p in zip(times["memspec"], times["python"])]
     ratio_floor = [m / f for m, f in zip(times["memspec"], times["floor"])]
+    ratio_each = [m / f for m, f in zip(times["memspec"], times.get("floor-each", []))]
     # Noise-filtered totals: for each chunk, the fastest of the reps, summed over the chunks.
     best = {s: sum(min(rep[c] for rep in chunks[s]) for c in range(len(bounds))) for s in sides}
     results["mixed"] = {
@@ -675,7 +719,8 @@ def run_mixed(env: Env, results: dict) -> None:
         "floor_impl": "C" if floor_cmd else "Python",
         "seconds": times, "ops_per_s": {k: [n / t for t in v] for k, v in times.items()},
         "backend_cpu_seconds": cpu, "seconds_by_command": by_kind,
-        "speedup_vs_python": ratio_py, "memspec_over_floor": ratio_floor, "problems": problems,
+        "speedup_vs_python": ratio_py, "memspec_over_floor": ratio_floor,
+        "memspec_over_floor_each": ratio_each, "problems": problems,
     }
 
 
@@ -984,6 +1029,18 @@ def report(results: dict, env: Env) -> str:
                        f"the same client | | | {spread(r['seconds']['pipe'], secs)} | memspec time − floor − round "
                        f"trips = {spread(own, secs)} ({usecs(med(own) / r['ops'])} per op); noise-filtered "
                        f"{secs(own_b)}: memspec's work beyond the durable syscalls and the protocol | |")
+        if "floor-each" in r["seconds"]:
+            fe = r["seconds"]["floor-each"]
+            fq = [e / f for e, f in zip(fe, r["seconds"]["floor"])]
+            q = r["memspec_over_floor_each"]
+            own = [m - e for m, e in zip(r["seconds"]["memspec"], fe)]
+            out.append(f"| 1 | same, the floor behind the same client: one request line per timed op, answered once "
+                       f"its durable syscalls are done (none for a read; no JSON, paths or replies) | | | "
+                       f"{spread(fe, secs)}, {med(fq):.2f}x the floor [{min(fq):.2f}–{max(fq):.2f}], "
+                       f"{b['floor-each'] / b['floor']:.2f}x noise-filtered | memspec time = **{med(q):.2f}x** this "
+                       f"[{min(q):.2f}–{max(q):.2f}], {b['memspec'] / b['floor-each']:.2f}x noise-filtered; memspec "
+                       f"− this = {spread(own, secs)} ({usecs(med(own) / r['ops'])} per op): memspec's own work "
+                       f"for the requests (parsing, paths, locks, reads, replies) | |")
         ex = [(sum(p.values()) - p["view_folder"]) / (sum(m.values()) - m["view_folder"])
               for m, p in zip(r["seconds_by_command"]["memspec"], r["seconds_by_command"]["python"])]
         out.append(f"| 1 | same, leaving out the {r['counts']['view_folder']} folder views (sum of per-command times) | | | | "
@@ -992,7 +1049,9 @@ def report(results: dict, env: Env) -> str:
         out.append(f"| 1 | same, backend CPU time per op (user+sys, incl. the kernel's fsync work; the rest of the wall time is waiting for the disk) | "
                    f"{spread([c / r['ops'] for c in bc['memspec']], usecs)} | "
                    f"{spread([c / r['ops'] for c in bc['python']], usecs)} | "
-                   f"{spread([c / r['ops'] for c in bc['floor']], usecs)} | | |")
+                   f"{spread([c / r['ops'] for c in bc['floor']], usecs)}"
+                   + (f"; behind the client {spread([c / r['ops'] for c in bc['floor-each']], usecs)}"
+                      if "floor-each" in bc else "") + " | | |")
     if "big_view" in results:
         r = results["big_view"]
         q = r["python_over_memspec"]
