@@ -1,0 +1,293 @@
+//! One case's run: a session on a sandbox (a fresh one, or the worker's after a `reset`), the
+//! case's fixtures, its calls (see `calls`), what the backend did to the sandbox, and the
+//! case's outcome.
+
+use std::time::{Duration, Instant};
+
+use super::calls::{Budget, run_calls};
+use super::{Reuse, RunError, RunOptions, Starts};
+use crate::backend::{BackendSpec, Timeouts};
+use crate::exec::{Broke, Fault, FixtureError, Reset, Session};
+use crate::judge::confinement::{self, tampering};
+use crate::judge::effects;
+use crate::judge::grade::{CaseResult, Check, Finding, Outcome};
+use crate::spec::known;
+use crate::suite::case::Level;
+use crate::suite::load::LoadedCase;
+
+/// Runs one case in a fresh sandbox with a fresh backend; `Err` is a harness fault.
+pub fn run_case(
+    loaded: &LoadedCase,
+    backend: &BackendSpec,
+    options: &RunOptions,
+) -> Result<CaseResult, RunError> {
+    run_case_in(
+        loaded,
+        backend,
+        options,
+        &mut None,
+        &Reuse::default(),
+        &Starts::default(),
+    )
+}
+
+/// Runs one case, reusing `session` when the backend supports `reset`. A backend that broke
+/// makes an `error` outcome; a harness that could not run the case is `Err`.
+pub fn run_case_in(
+    loaded: &LoadedCase,
+    backend: &BackendSpec,
+    options: &RunOptions,
+    session: &mut Option<Session>,
+    reuse: &Reuse,
+    starts: &Starts,
+) -> Result<CaseResult, RunError> {
+    let started = Instant::now();
+    let case = &loaded.case;
+    let mut result = CaseResult {
+        id: case.id.clone(),
+        area: loaded.area.clone(),
+        title: case.title.clone(),
+        level: loaded.level,
+        hostile: case.hostile,
+        rules: case.rules.clone(),
+        outcome: Outcome::Pass,
+        reason: None,
+        findings: Vec::new(),
+        calls: Vec::new(),
+        duration: Duration::ZERO,
+        start_time: Duration::ZERO,
+        baselined: None,
+        choices: Vec::new(),
+    };
+    if !case.fixtures.is_empty() && !backend.runs_on_folder() {
+        result.outcome = Outcome::Skip;
+        result.reason = Some(format!(
+            "needs {} on disk, which no tool call can make, and the backend does not store its memories in a folder",
+            effects::fixture_kinds(&case.fixtures)
+        ));
+        return Ok(result);
+    }
+    let planted = effects::planted_from_outside(&case.fixtures);
+    match execute(
+        loaded,
+        backend,
+        options,
+        session,
+        reuse,
+        starts,
+        &mut result,
+    ) {
+        Ok(()) => {
+            if let Some((rule, what)) = &planted {
+                effects::hostile_environment(&mut result.findings, rule, what);
+            }
+            result.outcome = CaseResult::graded(&result.findings, options.strict);
+        }
+        Err(Fault::Harness(message)) => {
+            return Err(RunError::Harness {
+                case: case.id.clone(),
+                message,
+            });
+        }
+        // Breaking on an object no tool call can make (hanging on a FIFO) is this case's
+        // finding in the hostile-environment tier, not the run's headline.
+        Err(fault) if planted.is_some() => {
+            let (rule, what) = planted.unwrap_or((known::SPECIAL_FILES, String::new()));
+            result.findings.push(Finding {
+                check: Check::Sandbox,
+                level: Level::Info,
+                rule,
+                step: None,
+                message: format!(
+                    "hostile environment: the backend broke on {what} planted from outside"
+                ),
+                expected: None,
+                actual: Some(fault.to_string()),
+                dialect: None,
+                expected_shown: None,
+                follows: None,
+            });
+            result.outcome = CaseResult::graded(&result.findings, options.strict);
+            result.reason = Some(format!("broke: {fault}"));
+        }
+        Err(fault) => {
+            result.outcome = Outcome::Error;
+            result.reason = Some(fault.to_string());
+        }
+    }
+    result.duration = started.elapsed();
+    Ok(result)
+}
+
+/// Why a case could not start on a backend.
+#[derive(Debug)]
+enum Prepare {
+    /// The backend broke (the case errors), or the harness could not make a sandbox.
+    Fault(Fault),
+    /// The backend left something in the harness's way (found after its `reset`): a finding of
+    /// this case; the process and its sandbox are not used again.
+    Tampered(Vec<String>),
+}
+
+fn timeouts(options: &RunOptions) -> Timeouts {
+    Timeouts {
+        call: options.timeout,
+        startup: options.startup,
+    }
+}
+
+/// Takes the worker's session if the backend could be reset, else starts a fresh one. A sandbox
+/// is checked after every `reset`: a backend that left a link, a FIFO or anything else in the
+/// harness's way is reported for this case, and neither its process nor its sandbox is reused.
+fn open_session(
+    backend_spec: &BackendSpec,
+    options: &RunOptions,
+    session: &mut Option<Session>,
+    reuse: &Reuse,
+    starts: &Starts,
+) -> Result<Session, Prepare> {
+    if let Some(mut used) = session.take() {
+        if !reuse.unsupported() {
+            match used.reset() {
+                Reset::Clean => {
+                    // Errors of this case quote its own stderr, not the earlier cases'.
+                    used.begin_case();
+                    return Ok(used);
+                }
+                Reset::Tampered(found) => {
+                    used.discard();
+                    return Err(Prepare::Tampered(found));
+                }
+                Reset::Refused(why) => reuse.refused(why),
+            }
+        }
+        used.discard();
+    }
+    let mut fresh = Session::start(backend_spec, timeouts(options)).map_err(Prepare::Fault)?;
+    if !reuse.known() {
+        match fresh.reset() {
+            Reset::Clean => reuse.learn(true),
+            Reset::Tampered(found) => {
+                reuse.learn(true);
+                fresh.discard();
+                return Err(Prepare::Tampered(found));
+            }
+            Reset::Refused(why) => {
+                reuse.refused(why);
+                // The probe may have confused a backend that knows no controls: start anew.
+                let stopped = fresh.stop();
+                starts.saw(fresh.exited_unread(), stopped.stderr.as_deref());
+                fresh.discard();
+                if let Some(error) = starts.verdict() {
+                    return Err(Prepare::Fault(Fault::Backend(Broke {
+                        reason: error.to_string(),
+                        stderr: None,
+                    })));
+                }
+                fresh = Session::start(backend_spec, timeouts(options)).map_err(Prepare::Fault)?;
+            }
+        }
+    }
+    Ok(fresh)
+}
+
+/// Runs the case; `Err` is a broken backend or harness.
+fn execute(
+    loaded: &LoadedCase,
+    backend_spec: &BackendSpec,
+    options: &RunOptions,
+    session_slot: &mut Option<Session>,
+    reuse: &Reuse,
+    starts: &Starts,
+    result: &mut CaseResult,
+) -> Result<(), Fault> {
+    let case = &loaded.case;
+    let confinement = &loaded.always.confinement;
+    let opening = Instant::now();
+    let mut session = match open_session(backend_spec, options, session_slot, reuse, starts) {
+        Ok(session) => session,
+        Err(Prepare::Fault(fault)) => return Err(fault),
+        Err(Prepare::Tampered(found)) => {
+            result.start_time = opening.elapsed();
+            result.findings.extend(tampering(
+                confinement,
+                &found,
+                "while the case was being prepared",
+            ));
+            return Ok(());
+        }
+    };
+    result.start_time = opening.elapsed();
+    for fixture in &case.fixtures {
+        match session.sandbox().apply(fixture) {
+            Ok(()) => {}
+            Err(FixtureError::InTheWay(what)) => {
+                let mut found = vec![what];
+                found.extend(session.discard());
+                result.findings.extend(tampering(
+                    confinement,
+                    &found,
+                    "while the harness made the case's fixtures",
+                ));
+                return Ok(());
+            }
+            Err(e) => {
+                session.discard();
+                return Err(Fault::Harness(format!("cannot make a fixture: {e}")));
+            }
+        }
+    }
+    session.watch_outside();
+    let budget = Budget {
+        limit: options.case_budget,
+        started: Instant::now(),
+        calls: loaded.case.setup.len() + loaded.case.steps.len(),
+    };
+    let ran = run_calls(
+        loaded,
+        &mut session,
+        backend_spec.runs_on_folder(),
+        &budget,
+        result,
+    );
+    if let Err(fault) = ran {
+        // A broken backend is never reused.
+        if let Fault::Backend(broke) = &fault {
+            starts.saw(session.exited_unread(), broke.stderr.as_deref());
+        }
+        let left = session.discard();
+        result
+            .findings
+            .extend(tampering(confinement, &left, "after the backend broke"));
+        return Err(fault);
+    }
+    starts.saw(session.exited_unread(), None);
+    let confined = session.check_sandbox();
+    result.findings.extend(confinement::findings(
+        confined.breaches,
+        &loaded.always,
+        None,
+        "after the case's steps",
+    ));
+    if reuse.unsupported() || confined.damaged {
+        // One process per case, or a sandbox the backend damaged: a new process on a new
+        // sandbox for the next case. Whatever a lone process wrote after its last reply is a
+        // flood of this case.
+        let stopped = session.stop();
+        let left = session.discard();
+        result
+            .findings
+            .extend(tampering(confinement, &left, "after the case's steps"));
+        if let Some(extra) = stopped.unread_output.filter(|_| reuse.unsupported()) {
+            return Err(Fault::Backend(Broke {
+                reason: format!(
+                    "the backend flooded its output: a line after the last reply: {extra}"
+                ),
+                stderr: None,
+            }));
+        }
+    } else {
+        *session_slot = Some(session);
+    }
+    Ok(())
+}
