@@ -12,6 +12,8 @@ use rustix::buffer::spare_capacity;
 use rustix::fs::{AtFlags, FileType, IFlags, Mode, OFlags, StatxAttributes, StatxFlags};
 use rustix::io::Errno;
 
+use crate::reference::confine::openat_noatime;
+
 /// How folders are opened: for listing, never through a link, never blocking.
 const DIR_FLAGS: OFlags = OFlags::RDONLY
     .union(OFlags::DIRECTORY)
@@ -154,7 +156,8 @@ pub(crate) fn open_test_dir(path: &std::path::Path) -> OwnedFd {
 
 /// Opens the folder `name` in `dir`; a link or anything not a folder is refused, never followed.
 pub fn open_dir_at(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<OwnedFd> {
-    Ok(rustix::fs::openat(dir, name, DIR_FLAGS, Mode::empty())?)
+    // Looking leaves the backend's access times as they were.
+    Ok(openat_noatime(dir, name, DIR_FLAGS)?)
 }
 
 /// A new handle on the folder `dir` itself.
@@ -321,7 +324,7 @@ fn open_file(dir: BorrowedFd<'_>, name: &CStr) -> Result<OwnedFd, ReadError> {
     if meta.kind != Kind::File {
         return Err(ReadError::NotFile(meta.kind));
     }
-    let fd = match rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty()) {
+    let fd = match openat_noatime(dir, name, READ_FLAGS) {
         Ok(fd) => fd,
         Err(Errno::NOENT) => return Err(ReadError::Missing),
         Err(Errno::LOOP) => return Err(ReadError::NotFile(Kind::Symlink)),
@@ -689,6 +692,26 @@ mod tests {
             })
         ));
         assert!(components("a/../b").is_err());
+        Ok(())
+    }
+
+    /// The harness's looks leave a backend's access times alone.
+    #[test]
+    fn looking_leaves_access_times_alone() -> io::Result<()> {
+        use crate::reference::confine::{age_atime, atime};
+        let tmp = tempfile::tempdir()?;
+        let sub = tmp.path().join("sub");
+        std::fs::create_dir(&sub)?;
+        std::fs::write(sub.join("f"), "text")?;
+        for path in [&sub, &sub.join("f")] {
+            age_atime(path);
+        }
+        let before = (atime(&sub), atime(&sub.join("f")));
+        let root = open_test_dir(tmp.path());
+        let dir = open_dir_at(root.as_fd(), c"sub")?;
+        assert_eq!(entries(dir.as_fd())?.len(), 1);
+        assert!(matches!(read_at(dir.as_fd(), c"f", 100), Ok(bytes) if bytes == b"text"));
+        assert_eq!(before, (atime(&sub), atime(&sub.join("f"))));
         Ok(())
     }
 }

@@ -370,4 +370,29 @@ mod tests {
             }
         }
     }
+
+    /// Views and reads leave access times alone: updating them would dirty inodes, written out
+    /// by the next fsync in the folder.
+    #[test]
+    fn views_leave_access_times_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let notes = dir.path().join("notes");
+        std::fs::create_dir(&notes).unwrap();
+        std::fs::write(notes.join("a.md"), "one\ntwo\n").unwrap();
+        let reference = Reference::open(dir.path()).unwrap();
+        let paths = [dir.path().to_path_buf(), notes.clone(), notes.join("a.md")];
+        for path in &paths {
+            confine::age_atime(path);
+        }
+        let before: Vec<i64> = paths.iter().map(|p| confine::atime(p)).collect();
+        for input in [
+            serde_json::json!({"command": "view", "path": "/memories"}),
+            serde_json::json!({"command": "view", "path": "/memories/notes"}),
+            serde_json::json!({"command": "view", "path": "/memories/notes/a.md"}),
+        ] {
+            assert!(!reference.call(&input).is_error, "{input}");
+        }
+        let after: Vec<i64> = paths.iter().map(|p| confine::atime(p)).collect();
+        assert_eq!(before, after);
+    }
 }
