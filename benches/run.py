@@ -159,9 +159,11 @@ def make_workload(seed: int, n_files: int, n_ops: int) -> dict:
                 n = len(m.files[path])
                 a = rng.randint(1, n)
                 inp["view_range"] = [a, min(n, a + rng.randint(0, 20))]
+            floor_ops.append(("V", path))
         elif kind == "view_folder":
-            inp = {"command": "view",
-                   "path": "/memories" if rng.random() < 0.25 else f"/memories/{rng.choice(TOP_FOLDERS)}"}
+            folder = "." if rng.random() < 0.25 else rng.choice(TOP_FOLDERS)
+            inp = {"command": "view", "path": "/memories" if folder == "." else f"/memories/{folder}"}
+            floor_ops.append(("L", folder))
         elif kind == "create":
             path, text = m.create(3, 40)
             inp = {"command": "create", "path": f"/memories/{path}", "file_text": text}
@@ -336,21 +338,49 @@ def errors_in(replies: list[bytes]) -> list[str]:
 
 FLOOR_C = r"""
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-/* floor OPS DIR: the least a durable backend must do for the workload's writes.
+/* floor OPS DIR [reads]: the least a durable backend must do for the workload.
    OPS records:  W path len\n<len bytes>\n : write a temp file in the same folder, fsync, rename
                  R old new\n               : rename
                  D path\n                  : unlink
+                 V path\n                  : (reads) read the file whole
+                 L path\n                  : (reads) list the folder: every entry below it stat'ed
+   Without "reads", V and L do nothing: the bare floor makes only the durable syscalls.
    The ops are parsed up front; then each stdin line "A B" runs ops A..B-1 and prints the seconds
    spent (wall, then CPU), so the harness can interleave chunks of the floor with chunks of the backends. */
 struct op { char kind; char *a, *b; long len; };
+static char readbuf[1 << 20];
+static int open_noatime(int dir, const char *path, int flags) {
+  int fd = openat(dir, path, flags | O_NOATIME);
+  return fd < 0 && errno == EPERM ? openat(dir, path, flags) : fd;
+}
+/* Sums the sizes below the open folder fd, as a listing with sizes must learn them. */
+static long long list(int fd) {
+  DIR *d = fdopendir(fd); if (!d) { perror("fdopendir"); exit(1); }
+  long long total = 0; struct dirent *e; struct stat st;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue;
+    if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW)) { perror(e->d_name); exit(1); }
+    if (S_ISDIR(st.st_mode)) {
+      int sub = open_noatime(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+      if (sub < 0) { perror(e->d_name); exit(1); }
+      total += list(sub);
+    } else total += st.st_size;
+  }
+  closedir(d);
+  return total;
+}
 int main(int argc, char **argv) {
-  if (argc != 3) return 2;
+  if (argc != 3 && argc != 4) return 2;
+  int reads = argc == 4 && !strcmp(argv[3], "reads");
   FILE *f = fopen(argv[1], "rb"); if (!f) { perror("ops"); return 2; }
   fseek(f, 0, SEEK_END); long n = ftell(f); fseek(f, 0, SEEK_SET);
   char *buf = malloc(n + 1); if (fread(buf, 1, n, f) != (size_t)n) return 2; buf[n] = 0; fclose(f);
@@ -368,7 +398,7 @@ int main(int argc, char **argv) {
     }
   }
   if (chdir(argv[2])) { perror("chdir"); return 2; }
-  long from, to; char tmp[4096];
+  long from, to; char tmp[4096]; volatile long long sink = 0;
   while (scanf("%ld %ld", &from, &to) == 2) {
     struct timespec t0, t1, c0, c1;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0); clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -386,7 +416,18 @@ int main(int argc, char **argv) {
         if (rename(tmp, o->a)) { perror("rename"); return 1; }
       } else if (o->kind == 'R') {
         if (rename(o->a, o->b)) { perror("rename"); return 1; }
-      } else if (unlink(o->a)) { perror("unlink"); return 1; }
+      } else if (o->kind == 'D') {
+        if (unlink(o->a)) { perror("unlink"); return 1; }
+      } else if (o->kind == 'V' && reads) {
+        int fd = open_noatime(AT_FDCWD, o->a, O_RDONLY); if (fd < 0) { perror(o->a); return 1; }
+        ssize_t r;
+        while ((r = read(fd, readbuf, sizeof readbuf)) > 0) sink += r;
+        if (r < 0) { perror("read"); return 1; }
+        close(fd);
+      } else if (o->kind == 'L' && reads) {
+        int fd = open_noatime(AT_FDCWD, o->a, O_RDONLY | O_DIRECTORY); if (fd < 0) { perror(o->a); return 1; }
+        sink += list(fd);
+      }
     }
     clock_gettime(CLOCK_MONOTONIC, &t1); clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
     printf("%.9f %.9f\n", (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
@@ -419,8 +460,8 @@ def write_floor_ops(ops: list[tuple], path: Path) -> None:
                 f.write(b"W %s %d\n" % (op[1].encode(), len(data)) + data + b"\n")
             elif op[0] == "R":
                 f.write(b"R %s %s\n" % (op[1].encode(), op[2].encode()))
-            else:
-                f.write(b"D %s\n" % op[1].encode())
+            else:  # D, V, L: one path
+                f.write(b"%s %s\n" % (op[0].encode(), op[1].encode()))
 
 
 def python_floor(ops: list[tuple], memories: Path) -> float:
@@ -430,6 +471,8 @@ def python_floor(ops: list[tuple], memories: Path) -> float:
                 for op in ops]
     t0 = time.perf_counter()
     for kind, path, arg in prepared:
+        if kind in "VL":  # reads: the bare floor makes none
+            continue
         if kind == "W":
             tmp = os.path.join(os.path.dirname(path), ".floor-tmp")
             fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
@@ -548,14 +591,16 @@ class Env:
 class Floor:
     """The fsync+rename floor as a process (C) or, without a compiler, a local loop (Python)."""
 
-    def __init__(self, cmd: list[str] | None, ops: list[tuple], ops_file: Path, memories: Path):
+    def __init__(self, cmd: list[str] | None, ops: list[tuple], ops_file: Path, memories: Path,
+                 reads: bool = False):
+        """With `reads` (C only), a view reads the file or lists the folder as a backend must."""
         self.ops, self.memories = ops, memories
         self.proc = None
         if cmd:
             # Binary pipes and a large read buffer, as `Proto` has: `run_each` must pay what
             # memspec's and Python's round trips pay, no more.
-            self.proc = subprocess.Popen(cmd + [str(ops_file), str(memories)], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, bufsize=1 << 20)
+            self.proc = subprocess.Popen(cmd + [str(ops_file), str(memories)] + (["reads"] if reads else []),
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=1 << 20)
             self.fd_in = self.proc.stdin.fileno()
 
     def _ask(self, line: bytes) -> bytes:
@@ -609,8 +654,9 @@ def run_mixed(env: Env, results: dict) -> None:
     bounds = [(i, min(n, i + a.chunk)) for i in range(0, n, a.chunk)]
     # "pipe" is `cat` echoing each request line back through the same client: the protocol's
     # round trips alone, which memspec and Python pay and the floor does not. "floor-each" is
-    # the C floor behind that client, one request per timed op: the floor plus the round trips
-    # and the wake-ups they cost around each fsync, which an echo between fsyncs never sees.
+    # the C floor behind that client, one request per timed op, making a view's reads too: the
+    # least any backend there must do, wake-ups around each fsync included, which an echo
+    # between fsyncs never sees.
     sides = ["memspec", "python", "floor", "pipe"] + (["floor-each"] if floor_cmd else [])
     stored = [s for s in sides if s != "pipe"]  # the sides with a memory folder
     times = {s: [] for s in sides}
@@ -646,7 +692,8 @@ def run_mixed(env: Env, results: dict) -> None:
                     (fm / path).write_text(text)
             floor = Floor(floor_cmd, wl["floor_ops"], ops_file, bases["floor"] / "memories")
             if "floor-each" in sides:
-                floor_each = Floor(floor_cmd, wl["floor_ops"], ops_file, bases["floor-each"] / "memories")
+                floor_each = Floor(floor_cmd, wl["floor_ops"], ops_file, bases["floor-each"] / "memories",
+                                   reads=True)
             total = {s: 0.0 for s in sides}
             per_chunk = {s: [] for s in sides}
             used = {s: 0.0 for s in sides}
@@ -1034,13 +1081,14 @@ def report(results: dict, env: Env) -> str:
             fq = [e / f for e, f in zip(fe, r["seconds"]["floor"])]
             q = r["memspec_over_floor_each"]
             own = [m - e for m, e in zip(r["seconds"]["memspec"], fe)]
-            out.append(f"| 1 | same, the floor behind the same client: one request line per timed op, answered once "
-                       f"its durable syscalls are done (none for a read; no JSON, paths or replies) | | | "
+            out.append(f"| 1 | same, the least a backend behind the same client must do: the C floor answering one "
+                       f"request line per timed op, and for a view reading the file whole or stat'ing every entry "
+                       f"below the folder (no JSON, paths, locks or reply texts) | | | "
                        f"{spread(fe, secs)}, {med(fq):.2f}x the floor [{min(fq):.2f}–{max(fq):.2f}], "
                        f"{b['floor-each'] / b['floor']:.2f}x noise-filtered | memspec time = **{med(q):.2f}x** this "
                        f"[{min(q):.2f}–{max(q):.2f}], {b['memspec'] / b['floor-each']:.2f}x noise-filtered; memspec "
                        f"− this = {spread(own, secs)} ({usecs(med(own) / r['ops'])} per op): memspec's own work "
-                       f"for the requests (parsing, paths, locks, reads, replies) | |")
+                       f"for the requests (parsing, paths, locks, reply texts) | |")
         ex = [(sum(p.values()) - p["view_folder"]) / (sum(m.values()) - m["view_folder"])
               for m, p in zip(r["seconds_by_command"]["memspec"], r["seconds_by_command"]["python"])]
         out.append(f"| 1 | same, leaving out the {r['counts']['view_folder']} folder views (sum of per-command times) | | | | "
