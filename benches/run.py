@@ -233,6 +233,18 @@ def big_file_text(seed: int) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+def round_trip(proc: subprocess.Popen, fd_in: int, line: bytes, who: str) -> bytes:
+    """Writes one request line to `proc` and reads its one reply line: what every side that is
+    spoken to through the pipes pays per request, the same code for each."""
+    view = memoryview(line)
+    while view:
+        view = view[os.write(fd_in, view):]
+    reply = proc.stdout.readline()
+    if not reply:
+        raise RuntimeError(f"{who} closed its output")
+    return reply
+
+
 def process_cpu(pid: int) -> float:
     """Seconds the process has run on a CPU (all its threads, system calls included), from the
     scheduler."""
@@ -256,6 +268,7 @@ class Proto:
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self.log, bufsize=1 << 20, env=env)
         self.fd_in = self.proc.stdin.fileno()
+        self.who = f"{name} (see {self.log.name})"
         self.next_id = 1
         self.last_cpu = float("nan")
 
@@ -268,13 +281,7 @@ class Proto:
         return json.dumps(body, ensure_ascii=False).encode("utf-8") + b"\n"
 
     def _send(self, line: bytes) -> bytes:
-        view = memoryview(line)
-        while view:
-            view = view[os.write(self.fd_in, view):]
-        reply = self.proc.stdout.readline()
-        if not reply:
-            raise RuntimeError(f"{self.name} closed its output (see {self.log.name})")
-        return reply
+        return round_trip(self.proc, self.fd_in, line, self.who)
 
     def call(self, body: dict) -> dict:
         line = self.encode(body)
@@ -604,13 +611,7 @@ class Floor:
             self.fd_in = self.proc.stdin.fileno()
 
     def _ask(self, line: bytes) -> bytes:
-        view = memoryview(line)
-        while view:
-            view = view[os.write(self.fd_in, view):]
-        reply = self.proc.stdout.readline()
-        if not reply:
-            raise RuntimeError("the floor program failed")
-        return reply
+        return round_trip(self.proc, self.fd_in, line, "the floor program")
 
     def run(self, a: int, b: int) -> float:
         """Runs floor ops a..b-1 in one request; returns the wall seconds the floor measured
