@@ -1,4 +1,5 @@
-//! The revisions of the memory tool's page that memspec can judge by.
+//! The revisions of the memory tool's page that memspec can judge by, and what
+//! `spec/rules.json` says about each.
 
 use std::fmt;
 use std::str::FromStr;
@@ -70,4 +71,50 @@ impl FromStr for Revision {
             .find(|r| r.id() == s)
             .ok_or_else(|| UnknownRevision(s.to_string()))
     }
+}
+
+/// A revision of the page as `spec/rules.json` describes it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RevisionInfo {
+    /// `beta-2025`, `ga-2026`.
+    pub id: Revision,
+    /// One line.
+    pub title: String,
+    /// The page's address.
+    #[schemars(extend("format" = "uri"))]
+    pub source: String,
+    /// The stored copy the quotes were checked against.
+    pub copy: String,
+    /// The first date the text was seen (YYYY-MM-DD).
+    #[schemars(extend("format" = "date"))]
+    pub from: String,
+    /// The last date it was seen, if it was replaced (YYYY-MM-DD).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "date"))]
+    pub until: Option<String>,
+    /// What it is.
+    pub note: String,
+    /// The changes from the revision before that no rule carries: what Claude or the caller is
+    /// told, wording of labels.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<PageChange>,
+}
+
+/// A change of the page that no rule carries.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PageChange {
+    /// Its id in the revision note (`A4`, `B1`).
+    #[schemars(regex(pattern = crate::schema::CHANGE_ID))]
+    pub id: String,
+    /// `client` (for the caller or the model) or `wording`.
+    #[schemars(extend("enum" = ["client", "wording"]))]
+    pub kind: String,
+    /// One line.
+    pub title: String,
+    /// The page's new words.
+    pub quote: String,
+    /// What it means for a backend and for memspec.
+    pub effect: String,
 }
