@@ -1,0 +1,36 @@
+//! Effects observed through the tool: what a case checks on disk, read back with the backend's
+//! own `view`, so that a backend that is not a folder (a database, a key-value store) has its
+//! effects checked too, and a folder backend has a second witness.
+//!
+//! Only facts are compared, never a format the spec leaves open: a file's lines whatever the
+//! width of their numbers, a folder by the path it lists, a missing path by the error flag or
+//! by an answer that says so. What the witness cannot read (a numbering it does not know, `\r`
+//! hidden at line ends) is said to be unverified, with why: never a failed effect.
+//!
+//! `read_back.rs` reads an effect back through the tool, `compare.rs` judges an answer against
+//! an effect, and `answer.rs` reads what an answer's words say (absent, cut, numbered lines).
+
+mod answer;
+mod compare;
+mod read_back;
+
+pub use answer::{announces_cut, numbered_lines, says_absent, size_holds};
+pub use compare::{judge, ranged_view_differs};
+pub use read_back::{
+    MAX_PAGES, PLAIN_VIEW_LIMIT, READ_BACK_MAX_LINES, read_back, setup_files, view_of,
+};
+
+/// What the tool can tell about an effect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seen {
+    /// The answer agrees with the effect.
+    Holds,
+    /// It does not: what the answer shows instead.
+    Differs(String),
+    /// A file or folder that should be there is not (the view failed or said so): what the
+    /// answer says.
+    Missing(String),
+    /// The answer cannot tell (a view in a numbering the witness does not read, line ends the
+    /// view hides): why, with the answer's first line. Never a failed effect.
+    Unverified(String),
+}

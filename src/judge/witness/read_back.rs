@@ -1,0 +1,363 @@
+//! Reading an effect back through the tool: a folder or a missing path in one view, a file in one
+//! view or, when a backend cuts long views, in parts with `view_range`, as Claude pages.
+
+use serde_json::{Value, json};
+
+use super::Seen;
+use super::answer::{announces_cut, excerpt, numbered_run};
+use super::compare::{compare_lines, judge, lines_of};
+use crate::protocol::ToolResult;
+use crate::suite::case::{EffectKind, SetupCall};
+
+/// The `view` call that reads an effect back, or `None` where the tool cannot show it (exact
+/// bytes of a file that is not UTF-8, a symbolic link, a file of any content).
+pub fn view_of(path: &str, expect: &EffectKind) -> Option<Value> {
+    match expect {
+        EffectKind::FileText(_)
+        | EffectKind::Lines(_)
+        | EffectKind::Dir(_)
+        | EffectKind::Absent(_) => Some(json!({"command": "view", "path": path})),
+        EffectKind::File(_)
+        | EffectKind::FileBytesHex(_)
+        | EffectKind::FileBytesHexOneOf(_)
+        | EffectKind::Symlink(_) => None,
+    }
+}
+
+/// Files of this many lines or more are not read back: a view of them may be refused by the
+/// 999,999-line limit, depending on how a final newline counts (`decide.line-limit-count`).
+pub const READ_BACK_MAX_LINES: usize = 999_999;
+
+/// A file text longer than this (in bytes, so never fewer than its characters) may be cut by a
+/// plain `view` under the GA page (Claude is told views of files over 16,000 characters are
+/// truncated): when its plain view does not show it whole, it is read in parts with
+/// `view_range`.
+pub const PLAIN_VIEW_LIMIT: usize = 16_000;
+
+/// The most ranged views one read-back makes before it gives up (each must show at least one
+/// more line, so this bounds the calls a backend that shows one line at a time can cost).
+pub const MAX_PAGES: usize = 1_000;
+
+/// Reads an effect back through the tool, `ask` making each call: [`Seen::Holds`] when the tool
+/// shows the effect holds, or cannot show it (exact bytes, a link, "any file", a file of
+/// [`READ_BACK_MAX_LINES`] lines or more); else what the views showed instead, or why they
+/// could not be read.
+///
+/// A folder or a missing path is one plain `view`. A file is one plain `view`; when that does
+/// not show the expected lines and the text is longer than [`PLAIN_VIEW_LIMIT`], the file is
+/// read again in parts, as Claude pages through a long file: `view_range` `[1, -1]`, and from
+/// the line after the last one shown while an answer stops before the end (a backend may cut
+/// long views, even inside a line: a last line shown that is the start of the file's line is
+/// read again with the next part). Every other numbered line shown must be the file's line of
+/// that number.
+pub fn read_back<E>(
+    path: &str,
+    expect: &EffectKind,
+    mut ask: impl FnMut(&Value) -> Result<ToolResult, E>,
+) -> Result<Seen, E> {
+    let (want, phantom_allowed, size) = match expect {
+        EffectKind::FileText(text) => (
+            lines_of(text),
+            text.ends_with('\n') || text.is_empty(),
+            text.len(),
+        ),
+        EffectKind::Lines(lines) => (
+            lines.clone(),
+            true,
+            lines.iter().map(|line| line.len() + 1).sum(),
+        ),
+        EffectKind::Dir(_) | EffectKind::Absent(_) => {
+            let answer = ask(&json!({"command": "view", "path": path}))?;
+            return Ok(judge(path, expect, &answer));
+        }
+        EffectKind::File(_)
+        | EffectKind::FileBytesHex(_)
+        | EffectKind::FileBytesHexOneOf(_)
+        | EffectKind::Symlink(_) => return Ok(Seen::Holds),
+    };
+    if want.len() >= READ_BACK_MAX_LINES {
+        return Ok(Seen::Holds);
+    }
+    // A view that says it was cut (a runner that keeps the head and tail of a long output)
+    // may splice lines: a difference found in such a view (the last one asked) cannot be read
+    // as the file's lines. One found in a whole view stands.
+    let mut cut: Option<String> = None;
+    let mut ask = |input: &Value| {
+        let answer = ask(input)?;
+        cut = announces_cut(&answer.text)
+            .then(|| excerpt(answer.text.trim_start().lines().next().unwrap_or("")));
+        Ok(answer)
+    };
+    let seen = read_file_back(path, &want, phantom_allowed, size, &mut ask)?;
+    Ok(match (seen, cut) {
+        (Seen::Differs(_), Some(notice)) => Seen::Unverified(format!(
+            "its view says it was cut ({notice}), so the file could not be read whole"
+        )),
+        (seen, _) => seen,
+    })
+}
+
+/// Reads a file of the lines `want` back: one plain view, then in parts when it is long.
+fn read_file_back<E>(
+    path: &str,
+    want: &[String],
+    phantom_allowed: bool,
+    size: usize,
+    mut ask: impl FnMut(&Value) -> Result<ToolResult, E>,
+) -> Result<Seen, E> {
+    let answer = ask(&json!({"command": "view", "path": path}))?;
+    let plain = compare_lines(want, phantom_allowed, &answer);
+    if plain == Seen::Holds || size <= PLAIN_VIEW_LIMIT {
+        return Ok(plain);
+    }
+    // A cut view (a notice after its lines, or fewer lines) is read on in parts; a view the
+    // witness could not read stays unverified when the parts cannot be read either.
+    let Some(what) = page_through(path, want, phantom_allowed, &mut ask)? else {
+        return Ok(Seen::Holds);
+    };
+    Ok(match plain {
+        Seen::Differs(plain) => {
+            Seen::Differs(format!("{plain}; read in parts with view_range, {what}"))
+        }
+        unverified => unverified,
+    })
+}
+
+/// Reads a file in parts with `view_range` `[start, -1]`, each part starting after the last line
+/// the previous one showed: `None` when the parts show exactly `want` (one empty line after it
+/// allowed when `phantom_allowed`), else what they showed instead.
+fn page_through<E>(
+    path: &str,
+    want: &[String],
+    phantom_allowed: bool,
+    ask: &mut impl FnMut(&Value) -> Result<ToolResult, E>,
+) -> Result<Option<String>, E> {
+    let mut start = 1;
+    for _ in 0..MAX_PAGES {
+        let range = json!([start, -1]);
+        let input = json!({"command": "view", "path": path, "view_range": range});
+        let answer = ask(&input)?;
+        if answer.is_error {
+            return Ok(Some(format!(
+                "the view of [{start}, -1] failed: {}",
+                excerpt(&answer.text)
+            )));
+        }
+        let mut got = numbered_run(&answer.text, start);
+        // A view cut inside a line (a backend that caps the characters a view returns) ends
+        // with the start of that line: it is read again, whole, at the start of the next part.
+        // A part of that one line only is compared as it is, so a line the file really holds
+        // cut short still differs.
+        let last = start + got.len().saturating_sub(1);
+        if got.len() > 1
+            && let (Some(shown), Some(expected)) = (got.last(), want.get(last - 1))
+            && shown != expected
+            && expected.starts_with(shown.as_str())
+        {
+            got.pop();
+        }
+        if got.is_empty() {
+            return Ok(Some(format!(
+                "the view of [{start}, -1] shows no line {start}: {}",
+                excerpt(&answer.text)
+            )));
+        }
+        for (offset, line) in got.iter().enumerate() {
+            let number = start + offset;
+            match want.get(number - 1) {
+                Some(expected) if expected == line => {}
+                Some(expected) => {
+                    return Ok(Some(format!(
+                        "line {number} is {}, not {}",
+                        excerpt(line),
+                        excerpt(expected)
+                    )));
+                }
+                // The empty line some backends number after a final newline
+                // (`decide.final-newline`), as the last line shown.
+                None if phantom_allowed
+                    && number == want.len() + 1
+                    && line.is_empty()
+                    && offset + 1 == got.len() => {}
+                None => {
+                    return Ok(Some(format!(
+                        "the view of [{start}, -1] shows line {number} ({}), but the file should have {} line(s)",
+                        excerpt(line),
+                        want.len()
+                    )));
+                }
+            }
+        }
+        let last = start + got.len() - 1;
+        if last >= want.len() {
+            return Ok(None);
+        }
+        start = last + 1;
+    }
+    Ok(Some(format!(
+        "{MAX_PAGES} ranged views did not show it whole (the last began at line {start})"
+    )))
+}
+
+/// What the setup calls of a case leave behind that can be verified before the steps run:
+/// each file a `create` made, with its `file_text`, when every setup call is a `create` (the
+/// last create of a path wins). Checking these turns a
+/// backend that writes `create` wrong into one finding at the setup, not into failures of
+/// every later check that reads the file.
+pub fn setup_files(setup: &[SetupCall]) -> Vec<(usize, String, EffectKind)> {
+    let mut files = Vec::new();
+    for (index, call) in setup.iter().enumerate() {
+        let input = call.input();
+        let field = |name: &str| input.get(name).and_then(Value::as_str);
+        if field("command") != Some("create") {
+            // Edits, renames and deletes make the state depend on more than one call: what
+            // the setup leaves is then checked by the case's own steps.
+            return Vec::new();
+        }
+        if let (Some(path), Some(text)) = (field("path"), field("file_text")) {
+            files.retain(|(_, known, _): &(usize, String, EffectKind)| known != path);
+            files.push((
+                index,
+                path.to_string(),
+                EffectKind::FileText(text.to_string()),
+            ));
+        }
+    }
+    files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(text: &str) -> ToolResult {
+        ToolResult::ok(text)
+    }
+
+    #[test]
+    fn a_view_cut_to_its_head_and_tail_is_unverified() {
+        let want = EffectKind::FileText(format!("{}\n", "0123456789abcdef".repeat(2_000)));
+        let spliced = format!(
+            "\nThe output of your call to memory was too long to be displayed.\nHere is a truncated version:\n<START_TOOL_OUTPUT>\nh\n     1\t{}{}\n<END_TOOL_OUTPUT>\n",
+            "0123456789abcdef".repeat(500),
+            "89abcdef".repeat(500)
+        );
+        let seen = read_back("/memories/x", &want, |_| Ok::<_, ()>(ok(&spliced)));
+        assert!(
+            matches!(&seen, Ok(Seen::Unverified(why)) if why.contains("too long")),
+            "{seen:?}"
+        );
+        assert!(!announces_cut(
+            "h\n     1\ta\n[Truncated: read on with view_range.]"
+        ));
+    }
+
+    /// Answers views of `content` (a file of these lines, no final newline) as a backend that
+    /// cuts every view after `cut` lines, numbering as `view_range` asks.
+    fn cutting_backend(content: &[&str], cut: usize, input: &Value) -> ToolResult {
+        let start = input["view_range"][0].as_u64().map_or(1, |s| s as usize);
+        let shown: Vec<String> = content
+            .iter()
+            .enumerate()
+            .skip(start - 1)
+            .take(cut)
+            .map(|(i, line)| format!("{:>6}\t{line}", i + 1))
+            .collect();
+        let mut text = format!(
+            "Here's the content of /memories/x with line numbers:\n{}",
+            shown.join("\n")
+        );
+        if (start - 1).saturating_add(cut) < content.len() {
+            text.push_str("\n\n[Truncated: read on with view_range.]");
+        }
+        ToolResult::ok(&text)
+    }
+
+    #[test]
+    fn long_files_are_read_in_parts_when_a_view_is_cut() {
+        let line = "x".repeat(99);
+        let content: Vec<&str> = (0..400).map(|_| line.as_str()).collect();
+        let text = content.join("\n") + "\n";
+        let want = EffectKind::FileText(text.clone());
+        let mut calls = Vec::new();
+        let seen = read_back("/memories/x", &want, |input| {
+            calls.push(input.clone());
+            Ok::<_, ()>(cutting_backend(&content, 150, input))
+        });
+        assert_eq!(seen, Ok(Seen::Holds));
+        let ranges: Vec<&Value> = calls.iter().map(|c| &c["view_range"]).collect();
+        assert_eq!(
+            ranges,
+            [
+                &Value::Null,
+                &json!([1, -1]),
+                &json!([151, -1]),
+                &json!([301, -1])
+            ]
+        );
+        // A file that lost its last lines, cut the same way, differs.
+        let short = &content[..399];
+        let seen = read_back("/memories/x", &want, |input| {
+            Ok::<_, ()>(cutting_backend(short, 150, input))
+        });
+        assert!(matches!(seen, Ok(Seen::Differs(_))), "{seen:?}");
+        // One that has a line too many, too.
+        let mut long = content.clone();
+        long.push("extra");
+        let seen = read_back("/memories/x", &want, |input| {
+            Ok::<_, ()>(cutting_backend(&long, 1000, input))
+        });
+        assert!(matches!(seen, Ok(Seen::Differs(_))), "{seen:?}");
+        // A short text is never paged: one view, whatever it shows.
+        let mut views = 0;
+        let small = EffectKind::FileText("a\nb\n".to_string());
+        let seen = read_back("/memories/x", &small, |input| {
+            views += 1;
+            Ok::<_, ()>(cutting_backend(&["a"], 1, input))
+        });
+        assert!(
+            matches!(seen, Ok(Seen::Differs(_))) && views == 1,
+            "{seen:?} {views}"
+        );
+    }
+
+    #[test]
+    fn a_view_cut_inside_a_line_is_read_on_from_that_line() {
+        let line = "z".repeat(99);
+        let content: Vec<&str> = (0..300).map(|_| line.as_str()).collect();
+        let want = EffectKind::FileText(content.join("\n"));
+        // Every view is cut after 10,050 characters of numbered lines, inside a line.
+        let cut = |input: &Value, content: &[&str]| {
+            let whole = cutting_backend(content, usize::MAX, input).text;
+            let head = whole.find('\n').map_or(0, |i| i + 1);
+            ToolResult::ok(&whole[..(head + 10_050).min(whole.len())])
+        };
+        let seen = read_back("/memories/x", &want, |input| {
+            Ok::<_, ()>(cut(input, &content))
+        });
+        assert_eq!(seen, Ok(Seen::Holds));
+        // A file whose last line really is cut short differs.
+        let short = "z".repeat(50);
+        let mut cut_short = content.clone();
+        cut_short[299] = short.as_str();
+        let seen = read_back("/memories/x", &want, |input| {
+            Ok::<_, ()>(cut(input, &cut_short))
+        });
+        assert!(matches!(seen, Ok(Seen::Differs(_))), "{seen:?}");
+    }
+
+    #[test]
+    fn a_phantom_line_may_end_the_last_part_and_huge_files_are_not_read() {
+        let line = "y".repeat(99);
+        let mut content: Vec<&str> = (0..300).map(|_| line.as_str()).collect();
+        let want = EffectKind::Lines(content.iter().map(|l| (*l).to_string()).collect());
+        content.push("");
+        let seen = read_back("/memories/x", &want, |input| {
+            Ok::<_, ()>(cutting_backend(&content, 110, input))
+        });
+        assert_eq!(seen, Ok(Seen::Holds));
+        let huge = EffectKind::FileText("x\n".repeat(READ_BACK_MAX_LINES));
+        let seen = read_back("/memories/x", &huge, |_| Err::<ToolResult, _>("asked"));
+        assert_eq!(seen, Ok(Seen::Holds));
+    }
+}
