@@ -1,0 +1,126 @@
+//! `check`'s arguments: what they are, their defaults, and the arguments that select the same
+//! backend and suite again for the rerun command.
+
+use std::path::PathBuf;
+
+use super::Format;
+use crate::cli::{self, Dirs};
+use memspec::check::runner;
+use memspec::suite::case::Level;
+
+/// `--startup-timeout` when not given, in seconds.
+const DEFAULT_STARTUP_TIMEOUT: f64 = 30.0;
+
+/// `--case-budget` when not given, in seconds.
+const DEFAULT_CASE_BUDGET: f64 = runner::DEFAULT_CASE_BUDGET.as_secs_f64();
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct CheckArgs {
+    #[command(flatten)]
+    pub(crate) target: cli::BackendArgs,
+    /// Run only cases whose id matches (`*` wildcard); repeatable.
+    #[arg(long = "case", value_name = "PATTERN")]
+    pub(crate) cases_selected: Vec<String>,
+    /// Run only cases of this area (e.g. create, paths); repeatable.
+    #[arg(long)]
+    pub(crate) area: Vec<String>,
+    /// Run only cases checking this rule id; repeatable.
+    #[arg(long)]
+    pub(crate) rule: Vec<String>,
+    /// Run only cases of this level; repeatable.
+    #[arg(long, value_enum)]
+    pub(crate) level: Vec<Level>,
+    /// Run only attack cases.
+    #[arg(long)]
+    pub(crate) hostile: bool,
+    /// Cases run in parallel [default: the number of CPUs for the built-in reference, twice that
+    /// for a backend program].
+    #[arg(short, long, value_parser = cli::at_least_one)]
+    pub(crate) jobs: Option<usize>,
+    /// After a run on several workers, do not run the cases that failed or broke again one at a
+    /// time (the recheck that notes cases failing only in parallel, as when the workers'
+    /// backend processes share one store).
+    #[arg(long)]
+    pub(crate) no_recheck: bool,
+    /// After the cases, race this many processes of the backend on one store (creates of one
+    /// path, edits of one file, a rename against views, a delete against a create), reported
+    /// as `race.*` results under the `concurrency.*` rules (SHOULD).
+    #[arg(long, default_value_t = 1, value_parser = cli::at_least_one)]
+    pub(crate) clients: usize,
+    /// Seconds added to the first call of each backend process, for it to start.
+    #[arg(long, default_value_t = DEFAULT_STARTUP_TIMEOUT)]
+    pub(crate) startup_timeout: f64,
+    /// The most seconds one case may take: past them its remaining calls are not made, and the
+    /// case says so (INFO, with the time).
+    #[arg(long, default_value_t = DEFAULT_CASE_BUDGET, value_parser = cli::positive_seconds)]
+    pub(crate) case_budget: f64,
+    /// SHOULD misses (the spec's exact strings) fail instead of warning.
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub(crate) format: Format,
+    /// Write the report to this file instead of stdout (its summary still goes to stderr).
+    #[arg(long, short)]
+    pub(crate) output: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) reports: cli::reports::ReportFiles,
+    /// Also append the Markdown report to this file, whatever --format is: one run gives the
+    /// JUnit file and the job summary (`--append-markdown "$GITHUB_STEP_SUMMARY"`, appended to
+    /// as GitHub expects, after the other steps' text).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) append_markdown: Option<PathBuf>,
+    /// Accepted deviations; any difference from the run fails it.
+    #[arg(long)]
+    pub(crate) baseline: Option<PathBuf>,
+    /// Write a baseline of this run's deviations to this file.
+    #[arg(long)]
+    pub(crate) write_baseline: Option<PathBuf>,
+    /// Show every case and every call.
+    #[arg(short, long)]
+    pub(crate) verbose: bool,
+    /// List the INFO cases one by one (the human report folds them into one line per rule).
+    #[arg(long)]
+    pub(crate) show_info: bool,
+    #[command(flatten)]
+    pub(crate) dirs: Dirs,
+}
+
+/// The arguments that select the same backend and suite again, for the rerun command.
+pub(super) fn repro_args(args: &CheckArgs) -> Vec<String> {
+    let mut repro = Vec::new();
+    if let Some(backend) = &args.target.backend {
+        repro.extend(["--backend".to_string(), backend.clone()]);
+    }
+    repro.extend(args.target.adapters.repro());
+    if args.target.not_on_folder {
+        repro.push("--not-on-folder".to_string());
+    }
+    for (flag, dir) in [("--cases", &args.dirs.cases), ("--spec", &args.dirs.spec)] {
+        if let Some(dir) = dir {
+            repro.extend([flag.to_string(), dir.display().to_string()]);
+        }
+    }
+    if let Some(revision) = args.dirs.revision {
+        repro.extend(["--revision".to_string(), revision.to_string()]);
+    }
+    if args.clients > 1 {
+        repro.extend(["--clients".to_string(), args.clients.to_string()]);
+    }
+    // A slow backend's case reruns only with the time it was given: without them, the rerun
+    // times out where the run did not (or the other way round).
+    for (flag, value, default) in [
+        ("--timeout", args.target.timeout, cli::DEFAULT_TIMEOUT),
+        (
+            "--startup-timeout",
+            args.startup_timeout,
+            DEFAULT_STARTUP_TIMEOUT,
+        ),
+        ("--case-budget", args.case_budget, DEFAULT_CASE_BUDGET),
+    ] {
+        if value != default {
+            repro.extend([flag.to_string(), value.to_string()]);
+        }
+    }
+    repro
+}
