@@ -1,0 +1,355 @@
+//! The replay loop: one call at a time to both backends, then the comparisons.
+//!
+//! This file holds the loop and its entry points; what the loop looks at after each step has a
+//! file each:
+//!
+//! - `folders`: both memory folders, scanned after each step, and where they differ.
+//! - `differences`: a difference between the folders as a divergence, and its files as shown.
+//! - `drift`: the paths whose state differs from the reference's, and which differences follow
+//!   from an earlier step.
+
+mod differences;
+mod drift;
+mod folders;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::Value;
+
+use super::scratch;
+use super::verdict::{self, Divergence, Pair, Results, StepVerdict};
+use super::{Answer, Replay, ReplayError, ReplayOptions, Step};
+use crate::backend::{BackendSpec, DEFAULT_STARTUP, Timeouts};
+use crate::exec::{Fault, Session};
+use crate::judge::grade::Check;
+use crate::judge::rules;
+use crate::judge::{compare, confinement};
+use crate::reference::Reference;
+use crate::spec::Level;
+use crate::spec::{Always, Graded};
+use crate::spec::{Spec, known};
+use crate::transcript::Transcript;
+use differences::{file_differences, tree_divergence};
+use drift::{At, CHANGES_STORE, Drift};
+use folders::{Change, Folders, change_of};
+
+/// Replays every memory call of `transcript`; `progress` is told (done, total) as it goes.
+pub fn replay(
+    transcript: Transcript,
+    options: &ReplayOptions,
+    spec: Option<&Spec>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Replay, ReplayError> {
+    // The backend under test, started clean, and again after it breaks (on the same folder,
+    // so a filesystem backend keeps its state), until it has broken too often in a row.
+    let seed = scratch::Named::load(options.seed.as_deref())?;
+    let (mut backend, notes) =
+        scratch::clean_session(&options.backend, seed.as_ref(), timeouts(options))?;
+    let replayed = replay_in(transcript, options, spec, progress, &mut backend);
+    backend.discard();
+    replayed.map(|replayed| Replay {
+        planted: notes,
+        ..replayed
+    })
+}
+
+/// The timeouts a replay's backend gets.
+pub fn timeouts(options: &ReplayOptions) -> Timeouts {
+    Timeouts {
+        call: options.timeout,
+        startup: DEFAULT_STARTUP,
+    }
+}
+
+/// [`replay`] on a session the caller keeps: its sandbox as the backend's starting point (the
+/// caller planted or reset it), its process reused if running. The fuzzer keeps one per worker
+/// and resets it between sequences, so that a backend that starts slowly starts once.
+pub fn replay_in(
+    transcript: Transcript,
+    options: &ReplayOptions,
+    spec: Option<&Spec>,
+    progress: &mut dyn FnMut(usize, usize),
+    backend: &mut Session,
+) -> Result<Replay, ReplayError> {
+    let started = Instant::now();
+    let reference_box = scratch::seeded(options.seed.as_deref())?;
+    let reference = Reference::open_as(reference_box.memories(), options.revision)?;
+    let on_folder = options.backend.runs_on_folder();
+    backend.begin_case();
+    backend.watch_outside();
+    let always = confinement_rules(spec);
+    let trusted = matches!(options.backend, BackendSpec::Reference(_));
+    let mut folders = Folders::new(backend.sandbox(), &reference_box, on_folder, !trusted);
+    let total = transcript.calls.len();
+    let mut steps = Vec::with_capacity(total);
+    // What each side's store is, as far as it differs from the reference's.
+    let mut backend_drift = Drift::default();
+    let mut recorded_drift = Drift::default();
+    // Whether the backend ever answered, and its first fault: a backend that breaks on every
+    // call from the first never started, and the replay stops with one message.
+    let mut answered = false;
+    let mut first_fault: Option<String> = None;
+    let unanswered = transcript.format.records_answers();
+    // The last call the backend acknowledged that changed its store: what a file found gone
+    // afterwards is blamed on.
+    let mut last_change: Option<Value> = None;
+    for (index, call) in transcript.calls.iter().enumerate() {
+        progress(index, total);
+        if !call.is_memory() {
+            steps.push(Step {
+                backend: None,
+                reference: None,
+                verdict: StepVerdict::not_replayed(&call.name),
+                changed: false,
+                trees: None,
+                files: Vec::new(),
+                backend_micros: 0,
+            });
+            continue;
+        }
+        let call_started = Instant::now();
+        let answer = match backend.call(&call.input) {
+            Ok(result) => {
+                answered = true;
+                Answer::Result(result)
+            }
+            Err(Fault::GaveUp { breaks }) if !answered => {
+                return Err(ReplayError::NeverStarted {
+                    command: options.backend.label(),
+                    breaks,
+                    first: first_fault.unwrap_or_default(),
+                });
+            }
+            Err(fault @ Fault::GaveUp { .. }) => Answer::NotRun(format!("not replayed: {fault}")),
+            Err(Fault::Harness(message)) => return Err(ReplayError::Harness(message)),
+            Err(fault @ Fault::Backend(_)) => {
+                let told = fault.to_string();
+                first_fault.get_or_insert_with(|| told.clone());
+                Answer::Broke(told)
+            }
+        };
+        let backend_micros = call_started.elapsed().as_micros() as u64;
+        let reference_answer = reference.answer(&call.input);
+        let before = Arc::clone(&folders.reference);
+        let reference_change = change_of(&call.input, Some(&reference_answer.result));
+        // A backend under test is looked at whole after every call (what its folder's watch saw
+        // change, or a whole scan): changing what it should not is exactly what is looked for.
+        // The in-process reference is the spec.
+        let backend_change = if trusted {
+            change_of(&call.input, answer.result())
+        } else {
+            Change::Unknown
+        };
+        let roots = (backend.sandbox(), &reference_box);
+        let backend_before = folders.backend.clone();
+        let (trees, tree_change) =
+            folders.after_step(index, roots, &reference_change, &backend_change);
+        // A path that leaves `/memories` only once decoded, kept by the backend as a literal
+        // name in its folder (before or after the step), did not escape.
+        let literal = |relative: &str| {
+            [backend_before.as_deref(), trees.backend.as_deref()]
+                .into_iter()
+                .flatten()
+                .any(|tree| tree.get(relative).is_some())
+        };
+        let files = tree_change
+            .as_deref()
+            .map(|paths| file_differences(paths, roots))
+            .unwrap_or_default();
+        let changed = match (&call.recorded, answer.result()) {
+            (Some(recorded), Some(result)) => recorded != result,
+            _ => false,
+        };
+        let number = index + 1;
+        let mut verdict = match answer.result() {
+            None => {
+                let mut broke = StepVerdict::broke(match &answer {
+                    Answer::Broke(why) | Answer::NotRun(why) => why.clone(),
+                    Answer::Result(_) => String::new(),
+                });
+                // The recording is judged whatever the backend did.
+                if let (Some(recorded), false) = (&call.recorded, options.check) {
+                    let results = Results {
+                        input: &call.input,
+                        recorded: None,
+                        backend: recorded,
+                        reference: &reference_answer,
+                    };
+                    broke.divergences = verdict::compare(results, spec, false)
+                        .into_iter()
+                        .map(|mut d| {
+                            d.pair = Pair::RecordedReference;
+                            d.finding.message = d.finding.message.replace("backend", "recorded");
+                            d
+                        })
+                        .collect();
+                    if let Some(found) = rules::host_leak(&call.input, &recorded.text) {
+                        broke.divergences.push(verdict::leak(
+                            Pair::RecordedReference,
+                            &found,
+                            spec,
+                        ));
+                    }
+                }
+                broke
+            }
+            Some(result) => {
+                let results = Results {
+                    input: &call.input,
+                    recorded: call.recorded.as_ref(),
+                    backend: result,
+                    reference: &reference_answer,
+                };
+                // A store that is not a folder shows no facts of an escape: a path that reads
+                // literally as a name inside `/memories` is taken as that name, as `check`
+                // takes it (only a folder's tree can show it went elsewhere).
+                let literal: &dyn Fn(&str) -> bool = if on_folder { &literal } else { &|_| true };
+                let mut divergences = verdict::compare_with(results, spec, options.check, literal);
+                if !options.check
+                    && !on_folder
+                    && let Some(lost) = compare::lost_on_read(
+                        &call.input,
+                        &reference_answer,
+                        result,
+                        last_change.as_ref(),
+                        spec,
+                    )
+                {
+                    // The flag that came with it only restates the loss.
+                    divergences.retain(|d| {
+                        d.pair != Pair::BackendReference || d.finding.check != Check::IsError
+                    });
+                    divergences.push(Divergence::of_backend(lost));
+                }
+                if !options.check
+                    && let Some(sizes) =
+                        verdict::listing_sizes(&call.input, result, &trees.reference, spec)
+                {
+                    divergences.push(sizes);
+                }
+                if !options.check {
+                    let outside = divergences
+                        .iter()
+                        .find(|d| d.security && d.pair == Pair::BackendReference)
+                        .map(|d| d.finding.rule.clone());
+                    if let Some(paths) = tree_change {
+                        let mut effect =
+                            tree_divergence(&call.input, &reference_answer, &before, &paths, spec);
+                        // What a path outside `/memories` did to the folder is that escape's
+                        // effect, under its rule: not a create that wrote the wrong place.
+                        if let Some(rule) = outside {
+                            effect.finding.level = rules::level(spec, &rule, Level::Must);
+                            effect.finding.rule = rule;
+                            effect.security = true;
+                        }
+                        divergences.push(effect);
+                    }
+                    let mut breaches = backend.check_answer(&call.input, result);
+                    // The in-process reference cannot reach outside its root (its own tests
+                    // attack that); checking it here would only cost time on long replays.
+                    if !trusted {
+                        breaches.extend(backend.check_sandbox().breaches);
+                    }
+                    let confined =
+                        confinement::findings(breaches, &always, None, "after this step");
+                    let leaked = confined
+                        .iter()
+                        .any(|f| matches!(f.check, Check::HostPath | Check::Leak));
+                    divergences.extend(confined.into_iter().map(Divergence::of_backend));
+                    // A host path other than the sandbox's (a resolved link, another root).
+                    if !leaked && let Some(found) = rules::host_leak(&call.input, &result.text) {
+                        divergences.push(verdict::leak(Pair::BackendReference, &found, spec));
+                    }
+                }
+                StepVerdict::graded(divergences, options.check)
+            }
+        };
+        if !options.check {
+            let command = call
+                .input
+                .get("command")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let paths = rules::memory_paths(&call.input);
+            let reference_failed = reference_answer.result.is_error;
+            let at = At {
+                number,
+                command,
+                paths: &paths,
+                reference_failed,
+            };
+            backend_drift.mark(Pair::BackendReference, &at, &mut verdict.divergences);
+            if on_folder {
+                backend_drift.follow_folder(&at, &folders.differences);
+            } else {
+                backend_drift.follow_outcome(
+                    Pair::BackendReference,
+                    &at,
+                    answer.result().map(|r| r.is_error),
+                    &verdict.divergences,
+                );
+            }
+            recorded_drift.mark(Pair::RecordedReference, &at, &mut verdict.divergences);
+            recorded_drift.follow_outcome(
+                Pair::RecordedReference,
+                &at,
+                call.recorded.as_ref().map(|r| r.is_error),
+                &verdict.divergences,
+            );
+        }
+        if let Some(result) = answer.result()
+            && !result.is_error
+            && CHANGES_STORE.contains(
+                &call
+                    .input
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .unwrap_or(""),
+            )
+        {
+            last_change = Some(call.input.clone());
+        }
+        if call.recorded.is_none() && unanswered && verdict.reason.is_none() {
+            verdict.reason = Some(NO_RECORDED_ANSWER.to_string());
+        }
+        steps.push(Step {
+            backend: Some(answer),
+            reference: Some(Answer::Result(reference_answer.result)),
+            verdict,
+            changed,
+            trees: Some(trees),
+            files,
+            backend_micros,
+        });
+    }
+    progress(total, total);
+    Ok(Replay {
+        transcript,
+        backend: options.backend.label(),
+        on_folder,
+        check: options.check,
+        revision: options.revision,
+        seed: options.seed.clone(),
+        planted: Vec::new(),
+        steps,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// The reason of a step whose `tool_use` has no `tool_result` in the transcript.
+pub const NO_RECORDED_ANSWER: &str =
+    "no recorded answer: the transcript has no tool_result for this call";
+
+/// The rules confinement findings are graded under, as `check` grades them: the spec's levels
+/// when it is loaded, MUST without it.
+fn confinement_rules(spec: Option<&Spec>) -> Always {
+    let graded = |rule| Graded {
+        level: rules::level(spec, &rule, Level::Must),
+        rule,
+    };
+    Always {
+        confinement: graded(known::CONFINEMENT),
+        host_paths: graded(known::NO_HOST_PATHS),
+    }
+}
