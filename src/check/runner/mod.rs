@@ -21,7 +21,7 @@ mod select;
 mod starts;
 
 pub use case::{run_case, run_case_in};
-pub use options::{DEFAULT_CASE_BUDGET, RunOptions, default_jobs};
+pub use options::{DEFAULT_CASE_BUDGET, RunOptions, default_jobs, jobs};
 pub use select::{Selection, glob};
 pub use starts::{NEVER_STARTED_LIMIT, SAME_BREAK_LIMIT, Starts};
 

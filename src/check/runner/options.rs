@@ -37,6 +37,12 @@ pub fn default_jobs(backend: &BackendSpec) -> usize {
     }
 }
 
+/// Cases run at once against `backend`: `requested` (`--jobs`), at least one, or else
+/// [`default_jobs`].
+pub fn jobs(requested: Option<usize>, backend: &BackendSpec) -> usize {
+    requested.unwrap_or_else(|| default_jobs(backend)).max(1)
+}
+
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {

@@ -158,10 +158,7 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
     let mut columns = Vec::new();
     for (name, backend) in named {
         say(&format!("running the suite against {name}"));
-        let jobs = args
-            .jobs
-            .unwrap_or_else(|| runner::default_jobs(&backend))
-            .max(1);
+        let jobs = runner::jobs(args.jobs, &backend);
         let config = CheckConfig {
             backend,
             selection: Selection {

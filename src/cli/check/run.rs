@@ -57,10 +57,7 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
     if let Err(code) = args.reports.check_paths() {
         return code;
     }
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| runner::default_jobs(&backend))
-        .max(1);
+    let jobs = runner::jobs(args.jobs, &backend);
     let config = CheckConfig {
         backend,
         selection: Selection {
