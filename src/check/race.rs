@@ -13,10 +13,9 @@ use std::sync::Barrier;
 use serde_json::{Value, json};
 
 use crate::exec::{Fault, Session};
-use crate::judge::facts::{Found, Kind};
-use crate::judge::grade::Harm;
 use crate::judge::model::lines_of;
 use crate::judge::witness;
+use crate::judge::{Check, Fact, Finding};
 use crate::protocol::ToolResult;
 use crate::rng::Rng;
 use crate::spec::{Revision, RuleId, Spec, known};
@@ -35,7 +34,7 @@ pub struct Raced {
     /// Tool calls made.
     pub calls: usize,
     /// What did not hold.
-    pub found: Vec<Found>,
+    pub found: Vec<Finding>,
     /// Every call and its answer, client by client, for the report.
     pub log: Vec<String>,
 }
@@ -90,7 +89,7 @@ pub fn discard(sessions: Vec<Session>) {
     }
 }
 
-type Outcome = Result<(usize, Vec<Found>, Vec<String>), RaceError>;
+type Outcome = Result<(usize, Vec<Finding>, Vec<String>), RaceError>;
 
 /// Each client's calls, sent at once (after a barrier), in order within a client; the answers
 /// per client.
@@ -145,21 +144,13 @@ fn setup(session: &mut Session, input: Value) -> Result<(), RaceError> {
     Ok(())
 }
 
-fn found(spec: &Spec, rule: RuleId, message: String, actual: Option<String>) -> Found {
-    Found {
-        kind: Kind::Race,
-        level: spec.level(&rule),
-        // A lost update costs a memory; the other races show states that never existed.
-        harm: if rule == known::CONCURRENCY_NO_LOST_UPDATE {
-            Harm::Loss
-        } else {
-            Harm::Content
-        },
-        rule,
-        message,
-        expected: None,
-        actual,
-    }
+fn found(spec: &Spec, rule: RuleId, message: String, actual: Option<String>) -> Finding {
+    // A lost update costs a memory (its rule is a loss rule); the other races show states that
+    // never existed.
+    let mut finding =
+        Finding::new(Check::Effect, spec.level(&rule), rule, message).with_fact(Fact::Race);
+    finding.actual = actual;
+    finding
 }
 
 fn log_answers(log: &mut Vec<String>, calls: &[Vec<Value>], answers: &[Vec<ToolResult>]) {
@@ -450,7 +441,7 @@ pub fn check_results(
     timeouts: crate::backend::Timeouts,
     strict: bool,
 ) -> Vec<crate::judge::grade::CaseResult> {
-    use crate::judge::grade::{CaseResult, Check, Finding, Outcome};
+    use crate::judge::grade::{CaseResult, Outcome};
     // One set of processes for every race and round: a Python backend's start-up (importing
     // its SDK) costs more than the races themselves. Each race works on paths of its own.
     let mut sessions = start_clients(backend, clients, timeouts);
@@ -473,17 +464,11 @@ pub fn check_results(
                         findings = raced
                             .found
                             .into_iter()
-                            .map(|found| Finding {
-                                check: Check::Effect,
-                                level: found.level,
-                                rule: found.rule,
-                                step: None,
-                                message: found.message,
-                                expected: found.expected,
-                                actual: found.actual.or_else(|| Some(raced.log.join("\n"))),
-                                dialect: None,
-                                follows: None,
-                                expected_shown: None,
+                            .map(|mut found| {
+                                if found.actual.is_none() {
+                                    found.actual = Some(raced.log.join("\n"));
+                                }
+                                found
                             })
                             .collect();
                         outcome = CaseResult::graded(&findings, strict);

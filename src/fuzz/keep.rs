@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::FuzzError;
-use super::facts::Kind;
 use super::generate::Action;
 use super::model::{Model, lines_of};
 use super::trial::{Located, reference_run};
+use crate::judge::Fact;
 use crate::judge::rules;
 use crate::protocol::ToolResult;
 use crate::spec::{Spec, known};
@@ -37,7 +37,7 @@ pub fn keep(actions: &[Action], located: &Located, spec: &Spec) -> Result<Kept, 
     let inputs: Vec<&Value> = run.iter().map(|step| &step.input).collect();
     let id = format!(
         "fuzz.{}-{:08x}",
-        located.found.kind.slug(),
+        located.found.differs().slug(),
         fingerprint(&inputs)
     );
     let last = run.len().saturating_sub(1);
@@ -57,7 +57,7 @@ pub fn keep(actions: &[Action], located: &Located, spec: &Spec) -> Result<Kept, 
             text: String::new(),
             is_error: !answer.result.is_error,
         };
-        let rule = if index == located.call && located.found.kind == Kind::Outcome {
+        let rule = if index == located.call && located.found.differs() == Fact::Outcome {
             located.found.rule.clone()
         } else {
             rules::is_error_rule(input, answer, &flipped)
@@ -67,13 +67,13 @@ pub fn keep(actions: &[Action], located: &Located, spec: &Spec) -> Result<Kept, 
             "is_error": answer.result.is_error,
             "is_error_rule": rule.as_str(),
         });
-        if index == last && located.found.kind == Kind::Listing {
+        if index == last && located.found.differs() == Fact::Listing {
             // A text is graded under a wording rule (the suite's lint says so): the entries'
             // presence as the listing's lines; the facts themselves are the effects.
             step["text"] = listing_matcher(input, &answer.result.text, model);
             step["text_rule"] = json!(known::VIEW_DIR_ENTRY_LINE.as_str());
         }
-        if index == last && located.found.kind == Kind::Size {
+        if index == last && located.found.differs() == Fact::Size {
             // Sizes are compared as the reference spells them: a byte count in another
             // human-readable spelling fails here, so the rule is the format's (SHOULD).
             step["text"] = json!(answer.result.text);
@@ -88,7 +88,7 @@ pub fn keep(actions: &[Action], located: &Located, spec: &Spec) -> Result<Kept, 
     let effects = effects(&final_model, &inputs);
     let title = format!(
         "Found by memspec fuzz ({}): {}",
-        located.found.kind.label(),
+        located.found.differs().label(),
         shorten(&located.found.message, 160)
     );
     let mut rules_named = vec![located.found.rule.as_str().to_string()];

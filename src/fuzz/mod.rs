@@ -26,9 +26,9 @@ use serde::Serialize;
 use crate::backend::{BackendSpec, DEFAULT_STARTUP, Timeouts};
 use crate::check::race;
 use crate::exec::Fault;
+use crate::judge::{Fact, Finding};
 use crate::rng::Rng;
 use crate::spec::{Revision, Spec};
-use facts::{Found, Kind};
 use generate::{Action, Generator};
 use model::Oracle;
 use trial::Located;
@@ -92,9 +92,9 @@ pub enum FuzzError {
 
 /// A divergence found, shrunk and kept.
 #[derive(Debug, Clone, Serialize)]
-pub struct Divergence {
+pub struct Discovery {
     /// What differs, as shown by the shrunk sequence.
-    pub found: Found,
+    pub found: Finding,
     /// The sequence (0-based) it was found in: rerun with the same seed to see it again.
     pub sequence: usize,
     /// Steps of the sequence as found, up to the finding.
@@ -137,7 +137,7 @@ pub struct FuzzReport {
     /// Sequences that stopped early at a point the spec leaves open, per reason.
     pub open: BTreeMap<String, usize>,
     /// Divergences found, one per kind and rule, in the order found.
-    pub divergences: Vec<Divergence>,
+    pub divergences: Vec<Discovery>,
     /// Findings seen again after the first of their kind and rule.
     pub repeats: usize,
     /// Wall-clock time.
@@ -152,10 +152,10 @@ pub struct FuzzReport {
 
 impl FuzzReport {
     /// Divergences per kind of finding.
-    pub fn by_kind(&self) -> BTreeMap<Kind, usize> {
+    pub fn by_kind(&self) -> BTreeMap<Fact, usize> {
         let mut counts = BTreeMap::new();
         for divergence in &self.divergences {
-            *counts.entry(divergence.found.kind).or_insert(0) += 1;
+            *counts.entry(divergence.found.differs()).or_insert(0) += 1;
         }
         counts
     }
@@ -185,7 +185,7 @@ struct Run<'a> {
 struct State {
     sequences: usize,
     open: BTreeMap<String, usize>,
-    divergences: Vec<Divergence>,
+    divergences: Vec<Discovery>,
     repeats: usize,
     backend_time: Duration,
     broke: bool,
@@ -217,17 +217,17 @@ impl Run<'_> {
     }
 
     /// Records a finding; says whether the run goes on.
-    fn record(&self, divergence: Divergence) {
+    fn record(&self, divergence: Discovery) {
         let mut state = self.lock();
-        let key = (divergence.found.kind, divergence.found.rule.clone());
+        let key = (divergence.found.differs(), divergence.found.rule.clone());
         if state
             .divergences
             .iter()
-            .any(|d| (d.found.kind, d.found.rule.clone()) == key)
+            .any(|d| (d.found.differs(), d.found.rule.clone()) == key)
         {
             state.repeats += 1;
         } else {
-            state.broke |= divergence.found.kind == Kind::Broke;
+            state.broke |= divergence.found.differs() == Fact::Broke;
             state.divergences.push(divergence);
         }
         if !self.options.keep_going {
@@ -374,7 +374,7 @@ fn sequence_once(
         (actions, first, 0)
     };
     let kept = keep::keep(&actions, &shown, run.spec)?;
-    run.record(Divergence {
+    run.record(Discovery {
         steps: actions.iter().map(Action::describe).collect(),
         at_step: shown.action,
         found: shown.found,
@@ -411,8 +411,8 @@ fn race_once(run: &Run<'_>, index: usize) -> Result<(), FuzzError> {
         Err(fault) => {
             run.counted(1);
             run.lock().sequences += 1;
-            run.record(Divergence {
-                found: Found::broke(fault.to_string()),
+            run.record(Discovery {
+                found: Finding::broke(fault.to_string()),
                 sequence: index,
                 found_after: 0,
                 steps: vec![format!("race {race}")],
@@ -429,7 +429,7 @@ fn race_once(run: &Run<'_>, index: usize) -> Result<(), FuzzError> {
     run.counted(raced.calls);
     run.lock().sequences += 1;
     if let Some(found) = raced.found.into_iter().next() {
-        run.record(Divergence {
+        run.record(Discovery {
             found,
             sequence: index,
             found_after: 1,

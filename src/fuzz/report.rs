@@ -6,11 +6,12 @@
 use std::fmt::Write;
 use std::time::Duration;
 
-use super::{Divergence, FuzzError, FuzzReport, keep::Kept};
+use super::{Discovery, FuzzError, FuzzReport, keep::Kept};
 use crate::backend::BackendSpec;
 use crate::check::runner::{RunOptions, Selection};
 use crate::check::{self, CheckConfig, Loaded};
-use crate::judge::grade::{CallRecord, CaseResult, Finding, Outcome, Phase};
+use crate::judge::Fact;
+use crate::judge::grade::{CallRecord, CaseResult, Outcome, Phase};
 use crate::report::{Report, plural};
 use crate::spec::Spec;
 use crate::suite::load;
@@ -185,7 +186,7 @@ pub fn human(report: &FuzzReport, confirmed: &[Option<Confirmed>], rerun: &str) 
 fn divergence_text(
     out: &mut String,
     index: usize,
-    divergence: &Divergence,
+    divergence: &Discovery,
     confirmed: Option<Confirmed>,
 ) {
     let found = &divergence.found;
@@ -194,7 +195,7 @@ fn divergence_text(
         "{}. {} {} ({}, {}): {}",
         index + 1,
         found.level.as_str(),
-        found.kind.label(),
+        found.differs().label(),
         found.rule,
         if divergence.actions.is_empty() {
             format!("race {}", divergence.sequence)
@@ -251,19 +252,6 @@ fn divergence_text(
     }
 }
 
-/// The kind of check that carries `harm` in a report's finding, so that its root cause is
-/// ranked as the fuzz judged it.
-fn check_of(harm: crate::judge::grade::Harm) -> crate::judge::grade::Check {
-    use crate::judge::grade::{Check, Harm};
-    match harm {
-        Harm::Escape => Check::Outside,
-        Harm::Loss => Check::Lost,
-        Harm::Content => Check::Effect,
-        Harm::Flag => Check::IsError,
-        Harm::Wording => Check::Text,
-    }
-}
-
 /// The run as a check report: one result per divergence (its shrunk calls, its finding), so that
 /// every format of `check` renders it.
 pub fn as_report(report: &FuzzReport, repro_args: Vec<String>) -> Report {
@@ -273,10 +261,10 @@ pub fn as_report(report: &FuzzReport, repro_args: Vec<String>) -> Report {
         .map(|divergence| {
             let found = &divergence.found;
             let id = divergence.kept.as_ref().map_or_else(
-                || format!("fuzz.{}-{}", found.kind.slug(), divergence.sequence),
+                || format!("fuzz.{}-{}", found.differs().slug(), divergence.sequence),
                 |k| k.id.clone(),
             );
-            let outcome = if found.kind == super::facts::Kind::Broke {
+            let outcome = if found.differs() == Fact::Broke {
                 Outcome::Error
             } else {
                 Outcome::for_level(found.level, false)
@@ -284,24 +272,13 @@ pub fn as_report(report: &FuzzReport, repro_args: Vec<String>) -> Report {
             CaseResult {
                 id,
                 area: "fuzz".to_string(),
-                title: format!("{}: {}", found.kind.label(), found.message),
+                title: format!("{}: {}", found.differs().label(), found.message),
                 level: found.level,
                 hostile: false,
                 rules: vec![found.rule.to_string()],
                 outcome,
                 reason: (outcome == Outcome::Error).then(|| found.message.clone()),
-                findings: vec![Finding {
-                    check: check_of(found.harm),
-                    level: found.level,
-                    rule: found.rule.clone(),
-                    step: Some(divergence.at_step),
-                    message: found.message.clone(),
-                    expected: found.expected.clone(),
-                    actual: found.actual.clone(),
-                    dialect: None,
-                    follows: None,
-                    expected_shown: None,
-                }],
+                findings: vec![found.clone().at(Some(divergence.at_step))],
                 calls: divergence
                     .actions
                     .iter()

@@ -8,16 +8,16 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::facts::Kind;
 use super::generate::Action;
 use super::trial::Located;
+use crate::judge::Fact;
 use crate::spec::RuleId;
 
 /// What a shrunk sequence must still show.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
     /// The kind of fact.
-    pub kind: Kind,
+    pub kind: Fact,
     /// The rule.
     pub rule: RuleId,
 }
@@ -26,7 +26,7 @@ impl Target {
     /// The target a finding sets.
     pub fn of(located: &Located) -> Target {
         Target {
-            kind: located.found.kind,
+            kind: located.found.differs(),
             rule: located.found.rule.clone(),
         }
     }
@@ -257,20 +257,18 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::fuzz::facts::Found;
+    use crate::judge::{Check, Finding};
     use crate::spec::Level;
 
     fn located(action: usize) -> Located {
         Located {
-            found: Found {
-                kind: Kind::Listing,
-                rule: crate::spec::known::VIEW_DIR_CONTENTS,
-                level: Level::Must,
-                harm: crate::judge::grade::Harm::Content,
-                message: String::new(),
-                expected: None,
-                actual: None,
-            },
+            found: Finding::new(
+                Check::Listing,
+                Level::Must,
+                crate::spec::known::VIEW_DIR_CONTENTS,
+                "",
+            )
+            .with_fact(Fact::Listing),
             action,
             call: action,
         }

@@ -5,11 +5,12 @@
 use std::time::Duration;
 
 use super::FuzzError;
-use super::facts::{self, Found, Judged};
+use super::facts::{self, Judged};
 use super::generate::Action;
 use super::model::{Expected, Oracle};
 use crate::backend::BackendSpec;
 use crate::exec::{Reset, Session};
+use crate::judge::Finding;
 use crate::replay::scratch;
 use crate::replay::{self, ReplayOptions};
 use crate::spec::Spec;
@@ -32,7 +33,7 @@ pub struct Trial {
 #[derive(Debug, Clone)]
 pub struct Located {
     /// The fact that differs.
-    pub found: Found,
+    pub found: Finding,
     /// The action (0-based) whose call showed it.
     pub action: usize,
     /// The call (0-based, over the expanded actions).
@@ -165,7 +166,7 @@ pub fn run(
             }
             Judged::Found(found) => {
                 trial.found = Some(Located {
-                    found,
+                    found: *found,
                     action: owners.get(index).copied().unwrap_or(0),
                     call: index,
                 });

@@ -1,8 +1,9 @@
 //! A step's answer judged: its flag, what it must not contain, its text against the expected
 //! one (naming a known dialect), and the lines a ranged view shows, as facts.
 
-use super::grade::{CaseResult, Check, Finding};
+use super::grade::CaseResult;
 use super::witness;
+use super::{Check, Finding};
 use crate::exec::{Fault, Sandbox};
 use crate::protocol::ToolResult;
 use crate::suite::case::{Step, TextExpectation};
@@ -24,21 +25,20 @@ pub fn check_step(
     if let Some(expected) = step.is_error
         && answer.is_error != expected
     {
-        result.findings.push(Finding {
-            check: Check::IsError,
-            level: rules.is_error.level,
-            rule: rules.is_error.rule.clone(),
-            step: Some(index),
-            message: format!(
-                "is_error should be {expected}, the backend said {}",
-                answer.is_error
-            ),
-            expected: Some(expected.to_string()),
-            actual: Some(answer.is_error.to_string()),
-            dialect: None,
-            expected_shown: None,
-            follows: None,
-        });
+        result.findings.push(
+            Finding::new(
+                Check::IsError,
+                rules.is_error.level,
+                rules.is_error.rule.clone(),
+                format!(
+                    "is_error should be {expected}, the backend said {}",
+                    answer.is_error
+                ),
+            )
+            .at(Some(index))
+            .expecting(expected.to_string())
+            .actually(answer.is_error.to_string()),
+        );
     }
     forbidden_content(loaded, sandbox, step, index, answer, result);
     let Some(expected) = &step.text else {
@@ -52,39 +52,33 @@ pub fn check_step(
             .get("view_range")
             .and_then(|r| r.get(1)?.as_i64());
         if let Some(how) = witness::ranged_view_differs(text, &answer.text, end) {
-            result.findings.push(Finding {
-                check: Check::Lines,
-                level: graded.level,
-                rule: graded.rule.clone(),
-                step: Some(index),
-                message: how,
-                expected: Some(text.clone()),
-                actual: Some(answer.text.clone()),
-                dialect: None,
-                expected_shown: None,
-                follows: None,
-            });
+            result.findings.push(
+                Finding::new(Check::Lines, graded.level, graded.rule.clone(), how)
+                    .at(Some(index))
+                    .expecting(text.clone())
+                    .actually(answer.text.clone()),
+            );
         }
     }
     if matcher::matches(expected, &answer.text).map_err(matcher_fault)? {
         return Ok(());
     }
     let dialect = known_dialect(step, expected, &answer.text)?;
-    result.findings.push(Finding {
-        check: Check::Text,
-        level: rules.text.level,
-        rule: rules.text.rule.clone(),
-        step: Some(index),
-        message: match &dialect {
+    let mut finding = Finding::new(
+        Check::Text,
+        rules.text.level,
+        rules.text.rule.clone(),
+        match &dialect {
             Some(name) => format!("the text is the known `{name}` dialect, not the spec's"),
             None => "the text differs from the expected one".to_string(),
         },
-        expected: Some(matcher::describe(expected)),
-        actual: Some(answer.text.clone()),
-        dialect,
-        expected_shown: matcher::aligned(expected, &answer.text).map_err(matcher_fault)?,
-        follows: None,
-    });
+    )
+    .at(Some(index))
+    .expecting(matcher::describe(expected))
+    .actually(answer.text.clone())
+    .in_dialect(dialect);
+    finding.expected_shown = matcher::aligned(expected, &answer.text).map_err(matcher_fault)?;
+    result.findings.push(finding);
     Ok(())
 }
 
@@ -101,18 +95,16 @@ pub fn forbidden_content(
     for forbidden in &step.must_not_contain {
         let forbidden = forbidden.replace("{{base}}", &sandbox.base().to_string_lossy());
         if answer.text.contains(forbidden.as_str()) {
-            result.findings.push(Finding {
-                check: Check::MustNotContain,
-                level: rules.must_not_contain.level,
-                rule: rules.must_not_contain.rule.clone(),
-                step: Some(index),
-                message: format!("the output must not contain {forbidden:?}"),
-                expected: None,
-                actual: Some(answer.text.clone()),
-                dialect: None,
-                expected_shown: None,
-                follows: None,
-            });
+            result.findings.push(
+                Finding::new(
+                    Check::MustNotContain,
+                    rules.must_not_contain.level,
+                    rules.must_not_contain.rule.clone(),
+                    format!("the output must not contain {forbidden:?}"),
+                )
+                .at(Some(index))
+                .actually(answer.text.clone()),
+            );
         }
     }
 }

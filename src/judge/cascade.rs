@@ -9,7 +9,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::grade::{CaseResult, Cause, Check, Finding, Harm, Outcome};
+use super::grade::{CaseResult, Outcome};
+use super::{Cause, Check, Finding, Harm};
 use crate::spec::RuleId;
 use crate::suite::case::Level;
 
@@ -228,23 +229,12 @@ pub fn root_causes(results: &[CaseResult]) -> Vec<RootCause> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::grade::Finding;
+    use crate::judge::Finding;
     use crate::spec::known;
     use serde_json::json;
 
     fn finding(check: Check, level: Level, rule: RuleId, step: Option<usize>) -> Finding {
-        Finding {
-            check,
-            level,
-            rule,
-            step,
-            message: "m".to_string(),
-            expected: None,
-            actual: None,
-            dialect: None,
-            expected_shown: None,
-            follows: None,
-        }
+        Finding::new(check, level, rule, "m".to_string()).at(step)
     }
 
     fn result(id: &str, findings: Vec<Finding>) -> CaseResult {

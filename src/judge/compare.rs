@@ -7,11 +7,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::dialect;
-use super::grade::{Check, Finding};
+use super::finding::{Check, Finding, Pair};
 use super::rules;
 use crate::protocol::ToolResult;
 use crate::reference::Answer as ReferenceAnswer;
-use crate::spec::{Level, RuleId, Spec, known};
+use crate::spec::{Level, Spec, known};
 
 /// What a backend said to one call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -35,113 +35,13 @@ impl Answer {
     }
 }
 
-/// Two of the three results.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Pair {
-    /// The backend under test against the reference: is the backend conformant here?
-    BackendReference,
-    /// The recorded result against the reference: was the recording conformant?
-    RecordedReference,
-    /// The recorded result against the backend: does the replay reproduce the recording?
-    RecordedBackend,
-}
-
-impl Pair {
-    /// Every pair, in the order the TUI cycles through them.
-    pub const ALL: [Pair; 3] = [
-        Pair::BackendReference,
-        Pair::RecordedReference,
-        Pair::RecordedBackend,
-    ];
-
-    /// `backend ≠ reference`.
-    pub fn label(self) -> &'static str {
-        match self {
-            Pair::BackendReference => "backend ≠ reference",
-            Pair::RecordedReference => "recorded ≠ reference",
-            Pair::RecordedBackend => "recorded ≠ backend",
-        }
-    }
-
-    /// The names of the two sides: (expected, actual) in a diff.
-    pub fn sides(self) -> (&'static str, &'static str) {
-        match self {
-            Pair::BackendReference => ("reference", "backend"),
-            Pair::RecordedReference => ("reference", "recorded"),
-            Pair::RecordedBackend => ("recorded", "backend"),
-        }
-    }
-}
-
-/// One way two results differ: a finding of the suite's kind (check, level, rule, message,
-/// dialect), with the two results it compares and the open decisions that explain it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Divergence {
-    /// Which two results.
-    pub pair: Pair,
-    /// What differs, at which level, against which rule, in the words `check` uses.
-    #[serde(flatten)]
-    pub finding: Finding,
-    /// The open decision(s) (INFO rules) that explain a text difference.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub open: Option<String>,
-    /// The step (1-based) whose divergence on a command that changed the store this one follows
-    /// from: a consequence, not a cause of its own (`follows step N`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cascade_of: Option<usize>,
-    /// A security finding: a path outside `/memories` accepted, a change outside the root, a
-    /// host path or canary content in an answer. Shown first, whatever its level.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub security: bool,
-}
-
-impl Divergence {
-    /// A difference between `pair`'s results.
-    pub fn new(pair: Pair, check: Check, level: Level, rule: RuleId, message: String) -> Self {
-        Divergence {
-            pair,
-            finding: Finding {
-                check,
-                level,
-                rule,
-                step: None,
-                message,
-                expected: None,
-                actual: None,
-                dialect: None,
-                follows: None,
-                expected_shown: None,
-            },
-            open: None,
-            cascade_of: None,
-            security: false,
-        }
-    }
-
-    /// A finding about the backend under test alone (confinement): shown against the
-    /// reference's result; in the security lane when its rule is a confinement rule.
-    pub fn of_backend(finding: Finding) -> Self {
-        let security = rules::is_confinement(&finding.rule);
-        Divergence {
-            pair: Pair::BackendReference,
-            finding,
-            open: None,
-            cascade_of: None,
-            security,
-        }
-    }
-
-    /// The same, in the security lane.
-    pub fn secure(mut self) -> Self {
-        self.security = true;
-        self
-    }
-
-    /// Whether it counts: above INFO, or in the security lane.
-    pub fn counts(&self) -> bool {
-        self.security || self.finding.level != Level::Info
-    }
+/// A finding about the backend under test alone (confinement, a ranged view's lines, a loss
+/// read through the tool): shown against the reference's result; in the security lane when its
+/// rule is a confinement rule.
+pub fn of_backend(finding: Finding) -> Finding {
+    let security = rules::is_confinement(&finding.rule);
+    let finding = finding.between(Pair::BackendReference);
+    if security { finding.secure() } else { finding }
 }
 
 /// The three results of one step.
@@ -159,7 +59,7 @@ pub struct Results<'a> {
 
 /// Compares the results' `is_error` flags and texts. In check mode only the recording against
 /// the backend counts, and any difference is a MUST-level change.
-pub fn compare(results: Results<'_>, spec: Option<&Spec>, check: bool) -> Vec<Divergence> {
+pub fn compare(results: Results<'_>, spec: Option<&Spec>, check: bool) -> Vec<Finding> {
     compare_with(results, spec, check, &|_| false)
 }
 
@@ -171,7 +71,7 @@ pub fn compare_with(
     spec: Option<&Spec>,
     check: bool,
     literal: &dyn Fn(&str) -> bool,
-) -> Vec<Divergence> {
+) -> Vec<Finding> {
     let mut out = Vec::new();
     if check {
         if let Some(recorded) = results.recorded {
@@ -204,17 +104,19 @@ pub fn compare_with(
         // Only news when all three differ: otherwise it repeats a comparison with the reference.
         let reference = &results.reference.result;
         if recorded != results.backend && results.backend != reference && recorded != reference {
-            out.push(Divergence::new(
-                Pair::RecordedBackend,
-                if recorded.is_error == results.backend.is_error {
-                    Check::Text
-                } else {
-                    Check::IsError
-                },
-                Level::Info,
-                results.reference.rule.clone(),
-                "the replay does not reproduce the recorded result".to_string(),
-            ));
+            out.push(
+                Finding::new(
+                    if recorded.is_error == results.backend.is_error {
+                        Check::Text
+                    } else {
+                        Check::IsError
+                    },
+                    Level::Info,
+                    results.reference.rule.clone(),
+                    "the replay does not reproduce the recorded result".to_string(),
+                )
+                .between(Pair::RecordedBackend),
+            );
         }
     }
     out
@@ -222,19 +124,21 @@ pub fn compare_with(
 
 /// Differences of the backend from the recording (check mode): the flag under its own rule, the
 /// text under the rule of the part of the format that changed.
-fn changes(recorded: &ToolResult, results: Results<'_>, out: &mut Vec<Divergence>) {
+fn changes(recorded: &ToolResult, results: Results<'_>, out: &mut Vec<Finding>) {
     let backend = results.backend;
     if recorded.is_error != backend.is_error {
-        out.push(Divergence::new(
-            Pair::RecordedBackend,
-            Check::IsError,
-            Level::Must,
-            rules::IS_ERROR,
-            format!(
-                "is_error changed: recorded {}, now {}",
-                recorded.is_error, backend.is_error
-            ),
-        ));
+        out.push(
+            Finding::new(
+                Check::IsError,
+                Level::Must,
+                rules::IS_ERROR,
+                format!(
+                    "is_error changed: recorded {}, now {}",
+                    recorded.is_error, backend.is_error
+                ),
+            )
+            .between(Pair::RecordedBackend),
+        );
     }
     if recorded.text != backend.text {
         // The part of the format that changed, read as the reference reads its own answers:
@@ -243,13 +147,15 @@ fn changes(recorded: &ToolResult, results: Results<'_>, out: &mut Vec<Divergence
             result: recorded.clone(),
             rule: results.reference.rule.clone(),
         };
-        out.push(Divergence::new(
-            Pair::RecordedBackend,
-            Check::Text,
-            Level::Must,
-            rules::text_rule(&was, &backend.text),
-            "the text changed since the recording".to_string(),
-        ));
+        out.push(
+            Finding::new(
+                Check::Text,
+                Level::Must,
+                rules::text_rule(&was, &backend.text),
+                "the text changed since the recording".to_string(),
+            )
+            .between(Pair::RecordedBackend),
+        );
     }
 }
 
@@ -261,7 +167,7 @@ pub fn listing_sizes(
     answer: &ToolResult,
     reference: &crate::exec::tree::Tree,
     spec: Option<&Spec>,
-) -> Option<Divergence> {
+) -> Option<Finding> {
     if answer.is_error || input.get("command").and_then(serde_json::Value::as_str) != Some("view") {
         return None;
     }
@@ -276,8 +182,7 @@ pub fn listing_sizes(
         .then(|| (size.trim().to_string(), path.to_string(), bytes))
     })?;
     let rule = known::VIEW_DIR_SIZES;
-    Some(Divergence::new(
-        Pair::BackendReference,
+    Some(Finding::new(
         Check::Text,
         rules::level(spec, &rule, Level::Should),
         rule,
@@ -285,8 +190,7 @@ pub fn listing_sizes(
             "the listing gives {:?} the size {:?}, but the reference's file there holds {bytes} bytes",
             bounded(&path),
             bounded(&size)
-        ),
-    ))
+        )).between(Pair::BackendReference))
 }
 
 /// The first 200 characters of a text the backend sent, for a message.
@@ -299,7 +203,7 @@ fn bounded(text: &str) -> &str {
 /// A host path or a host file's content in `pair`'s answer: the security lane, under
 /// `errors.no-host-paths` (a path) or `confinement.all-operations` (content), each at its
 /// spec level.
-pub fn leak(pair: Pair, found: &str, spec: Option<&Spec>) -> Divergence {
+pub fn leak(pair: Pair, found: &str, spec: Option<&Spec>) -> Finding {
     let (_, side) = pair.sides();
     let (check, rule) = if found.starts_with("host path") {
         (Check::HostPath, known::NO_HOST_PATHS)
@@ -307,13 +211,13 @@ pub fn leak(pair: Pair, found: &str, spec: Option<&Spec>) -> Divergence {
         (Check::Leak, rules::CONFINEMENT)
     };
     let level = rules::level(spec, &rule, Level::Must);
-    Divergence::new(
-        pair,
+    Finding::new(
         check,
         level,
         rule,
         format!("the {side} answer shows what only the host has: {found}"),
     )
+    .between(pair)
     .secure()
 }
 
@@ -323,7 +227,7 @@ fn against_reference(
     results: Results<'_>,
     spec: Option<&Spec>,
     literal: &dyn Fn(&str) -> bool,
-    out: &mut Vec<Divergence>,
+    out: &mut Vec<Finding>,
 ) {
     let answer = results.reference;
     let reference = &answer.result;
@@ -336,77 +240,75 @@ fn against_reference(
         {
             // The answer's text only restates the acceptance: one finding.
             out.push(
-                Divergence::new(
-                    pair,
+                Finding::new(
                     Check::IsError,
                     rules::level(spec, &rule, Level::Must),
                     rule,
                     format!(
                         "the {} accepted {path:?}, a path outside /memories; the reference refuses it",
                         if side == "recorded" { "recording" } else { side }
-                    ),
-                )
+                    )).between(pair)
                 .secure(),
             );
             return;
         }
         if accepted && answer.rule == known::PATH_GRAMMAR {
             // Refused by the reference's grammar, yet it stays inside: a decision, not a rule.
-            out.push(Divergence::new(
-                pair,
+            out.push(Finding::new(
                 Check::IsError,
                 Level::Info,
                 answer.rule.clone(),
                 format!(
                     "the {} accepted a path the reference's grammar refuses; it stays inside /memories",
                     if side == "recorded" { "recording" } else { side }
-                ),
-            ));
+                )).between(pair));
             return;
         }
         if accepted && let Some(precondition) = rules::precondition_rule(answer) {
             // The precondition that decided the refusal first; the command's own rule after
             // it only when the precondition's rule is not already MUST (a wording rule).
             let level = rules::level(spec, &precondition, Level::Must);
-            out.push(Divergence::new(
-                pair,
-                Check::IsError,
-                level,
-                precondition,
-                format!(
-                    "the {side} succeeded where the reference refuses: {}",
-                    reference.text.lines().next().unwrap_or_default()
-                ),
-            ));
+            out.push(
+                Finding::new(
+                    Check::IsError,
+                    level,
+                    precondition,
+                    format!(
+                        "the {side} succeeded where the reference refuses: {}",
+                        reference.text.lines().next().unwrap_or_default()
+                    ),
+                )
+                .between(pair),
+            );
             if level == Level::Must {
                 return;
             }
         }
-        out.push(Divergence::new(
-            pair,
-            Check::IsError,
-            rules::level(spec, &rule, Level::Must),
-            rule,
-            format!(
-                "is_error is {} in the {side} result, {} in the reference's",
-                other.is_error, reference.is_error
-            ),
-        ));
+        out.push(
+            Finding::new(
+                Check::IsError,
+                rules::level(spec, &rule, Level::Must),
+                rule,
+                format!(
+                    "is_error is {} in the {side} result, {} in the reference's",
+                    other.is_error, reference.is_error
+                ),
+            )
+            .between(pair),
+        );
     }
     if other.text == reference.text {
         return;
     }
     if let Some(lines) = ranged_lines(results.input, answer, other, spec) {
-        out.push(Divergence {
-            pair,
-            ..Divergence::of_backend(lines)
-        });
+        let mut lines = of_backend(lines);
+        lines.pair = Some(pair);
+        out.push(lines);
     }
     match dialect::explain(&reference.text, &other.text) {
         Some(explanation) => {
             let names = explanation.names.join(", ");
-            let mut divergence = Divergence::new(
-                pair,
+            let mut divergence = Finding::new(
                 Check::Text,
                 Level::Info,
                 rules::known_id(spec, explanation.rule).unwrap_or_else(|| answer.rule.clone()),
@@ -415,9 +317,10 @@ fn against_reference(
                 } else {
                     format!("the {side} text differs only where the spec leaves it open: {names}")
                 },
-            );
+            )
+            .between(pair);
             if explanation.dialect {
-                divergence.finding.dialect = Some(names);
+                divergence.dialect = Some(names);
             } else {
                 divergence.open = Some(names);
             }
@@ -426,17 +329,19 @@ fn against_reference(
         None => {
             let rule = rules::text_rule(answer, &other.text);
             let level = rules::level(spec, &rule, Level::Should);
-            out.push(Divergence::new(
-                pair,
-                Check::Text,
-                level,
-                rule,
-                if level == Level::Info {
-                    format!("the {side} text differs where the spec leaves the wording open")
-                } else {
-                    format!("the {side} text differs from the reference's")
-                },
-            ));
+            out.push(
+                Finding::new(
+                    Check::Text,
+                    level,
+                    rule,
+                    if level == Level::Info {
+                        format!("the {side} text differs where the spec leaves the wording open")
+                    } else {
+                        format!("the {side} text differs from the reference's")
+                    },
+                )
+                .between(pair),
+            );
         }
     }
 }
@@ -467,24 +372,22 @@ pub fn ranged_lines(
         None => rule,
     };
     let message = super::witness::ranged_view_differs(&reference.result.text, &other.text, end)?;
-    Some(Finding {
-        check: Check::Lines,
-        level: rules::level(spec, &rule, Level::Must),
-        rule,
-        step: None,
-        message,
-        expected: Some(reference.result.text.clone()),
-        actual: Some(other.text.clone()),
-        dialect: None,
-        expected_shown: None,
-        follows: None,
-    })
+    Some(
+        Finding::new(
+            Check::Lines,
+            rules::level(spec, &rule, Level::Must),
+            rule,
+            message,
+        )
+        .expecting(reference.result.text.clone())
+        .actually(other.text.clone()),
+    )
 }
 
 /// A `view` that finds absent, through the tool, a file the reference's store holds: the store
 /// lost it (a fact of the witness, [`super::witness::says_absent`]), graded under the rule of the
 /// last call that changed the store (`last_change`), as `check` grades a missing effect under
-/// the rule of its case ([`Check::Lost`], [`super::grade::Harm::Loss`]). Only for a store that is
+/// the rule of its case ([`Check::Lost`], [`super::Harm::Loss`]). Only for a store that is
 /// not a folder (a folder's tree shows the loss at the call that made it), only for files (a
 /// folder with no file left may rightly vanish from a store of keys, GA A13), and only when the
 /// backend's text says the file is absent (another refusal says nothing of the store).
@@ -518,18 +421,7 @@ pub fn lost_on_read(
         }
         None => (known::VIEW_FILE_CONTENT, String::new()),
     };
-    Some(Finding {
-        check: Check::Lost,
-        level: rules::level(spec, &rule, Level::Must),
-        rule,
-        step: None,
-        message: format!(
+    Some(Finding::new(Check::Lost, rules::level(spec, &rule, Level::Must), rule, format!(
             "{path} is gone from the store{by}: the backend says it does not exist, the reference holds it"
-        ),
-        expected: Some(reference.result.text.clone()),
-        actual: Some(other.text.clone()),
-        dialect: None,
-        expected_shown: None,
-        follows: None,
-    })
+        )).expecting(reference.result.text.clone()).actually(other.text.clone()))
 }

@@ -1,7 +1,7 @@
 //! Confinement breaches the session saw ([`Breach`]), graded: the same findings for `check`,
 //! `replay`, `record` and `fuzz`.
 
-use super::grade::{Check, Finding};
+use super::{Check, Finding};
 use crate::exec::Breach;
 use crate::spec::{Always, Graded};
 
@@ -16,40 +16,34 @@ pub fn findings(
     breaches
         .into_iter()
         .map(|breach| match breach {
-            Breach::HostPath(answer) => Finding {
-                step,
-                actual: Some(answer),
-                ..finding(
-                    Check::HostPath,
-                    &rules.host_paths,
-                    "the output reveals the host path of the memories folder".to_string(),
-                )
-            },
-            Breach::CanaryShown(answer) => Finding {
-                step,
-                actual: Some(answer),
-                ..finding(
-                    Check::Leak,
-                    &rules.confinement,
-                    "the output contains the content of a canary file outside the memories folder"
-                        .to_string(),
-                )
-            },
+            Breach::HostPath(answer) => finding(
+                Check::HostPath,
+                &rules.host_paths,
+                "the output reveals the host path of the memories folder".to_string(),
+            )
+            .at(step)
+            .actually(answer),
+            Breach::CanaryShown(answer) => finding(
+                Check::Leak,
+                &rules.confinement,
+                "the output contains the content of a canary file outside the memories folder"
+                    .to_string(),
+            )
+            .at(step)
+            .actually(answer),
             Breach::Outside {
                 changes,
                 before,
                 after,
-            } => Finding {
-                expected: Some(before),
-                actual: Some(after),
-                ..finding(
-                    Check::Outside,
-                    &rules.confinement,
-                    format!(
-                        "something outside the memories folder was created, changed or deleted: {changes}"
-                    ),
-                )
-            },
+            } => finding(
+                Check::Outside,
+                &rules.confinement,
+                format!(
+                    "something outside the memories folder was created, changed or deleted: {changes}"
+                ),
+            )
+            .expecting(before)
+            .actually(after),
             Breach::Tampered(what) => tampered(&rules.confinement, &what, when),
         })
         .collect()
@@ -64,27 +58,14 @@ pub fn tampering(rule: &Graded, found: &[String], when: &str) -> Vec<Finding> {
 }
 
 fn tampered(rule: &Graded, what: &str, when: &str) -> Finding {
-    Finding {
-        actual: Some(what.to_string()),
-        ..finding(
-            Check::Sandbox,
-            rule,
-            format!("the backend tampered with its sandbox ({when}): {what}"),
-        )
-    }
+    finding(
+        Check::Sandbox,
+        rule,
+        format!("the backend tampered with its sandbox ({when}): {what}"),
+    )
+    .actually(what)
 }
 
 fn finding(check: Check, graded: &Graded, message: String) -> Finding {
-    Finding {
-        check,
-        level: graded.level,
-        rule: graded.rule.clone(),
-        step: None,
-        message,
-        expected: None,
-        actual: None,
-        dialect: None,
-        expected_shown: None,
-        follows: None,
-    }
+    Finding::new(check, graded.level, graded.rule.clone(), message)
 }

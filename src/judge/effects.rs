@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::grade::{Check, Finding};
 use super::witness::Seen;
+use super::{Check, Finding};
 use crate::spec::Graded;
 use crate::spec::{RuleId, known};
 use crate::suite::case::{Case, Effect, EffectKind, Fixture, FixtureKind, Level};
@@ -206,7 +206,7 @@ pub fn judge(
                 && matches!(seen, Seen::Differs(_))
                 && let Some(&step) = before.faulty.get(effect.path.trim_end_matches('/'))
             {
-                finding.follows = Some(super::grade::Cause {
+                finding.follows = Some(super::Cause {
                     rule: writes.rule.clone(),
                     step: Some(step),
                 });
@@ -264,18 +264,14 @@ fn fact_finding(
     found: String,
 ) -> Finding {
     let expected = describe_effect(expect);
-    Finding {
+    Finding::new(
         check,
-        level: graded.level,
-        rule: graded.rule.clone(),
-        step: None,
-        message: format!("{message} {expected}"),
-        expected: Some(expected),
-        actual: Some(found),
-        dialect: None,
-        expected_shown: None,
-        follows: None,
-    }
+        graded.level,
+        graded.rule.clone(),
+        format!("{message} {expected}"),
+    )
+    .expecting(expected)
+    .actually(found)
 }
 
 /// Texts from this many bytes make a large write: the GA page advises "preventing files from
@@ -292,18 +288,15 @@ pub fn not_checked(
     expected: &str,
     actual: String,
 ) -> Finding {
-    Finding {
+    Finding::new(
         check,
-        level: Level::Info,
-        rule: rule.clone(),
-        step,
-        message: format!("not checked: {what}"),
-        expected: Some(expected.to_string()),
-        actual: Some(actual),
-        dialect: None,
-        expected_shown: None,
-        follows: None,
-    }
+        Level::Info,
+        rule.clone(),
+        format!("not checked: {what}"),
+    )
+    .at(step)
+    .expecting(expected.to_string())
+    .actually(actual)
 }
 
 /// Whether a call writes a text of [`LARGE_WRITE`] bytes or more, which a backend may refuse.

@@ -7,106 +7,15 @@
 
 use std::collections::BTreeSet;
 
-use serde::Serialize;
 use serde_json::Value;
 
-use super::compare::{Answer, Divergence, Pair};
-use super::grade::{Check, Harm, worst};
+use super::compare::Answer;
 use super::model::{Model, ROOT, normal};
 use super::witness::{self, size_holds};
+use super::{Check, Fact, Finding, Harm, Pair, worst};
 use crate::reference::Answer as ReferenceAnswer;
 use crate::spec::Level;
-use crate::spec::{RuleId, Spec, known};
-
-/// What kind of fact differs: the summary groups findings by it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    /// The backend crashed, hung or spoke garbage.
-    Broke,
-    /// A path left `/memories`, a change outside it, a host path or canary content shown.
-    Security,
-    /// Success where the reference refuses, or the other way round.
-    Outcome,
-    /// A file read back with other lines than it holds.
-    Content,
-    /// A listing that misses entries or names ones that do not exist.
-    Listing,
-    /// A size that is not the file's byte count.
-    Size,
-    /// The backend's memory folder differs from the reference's after the step.
-    Folder,
-    /// Concurrent clients: an acknowledged write lost, two creates of one path acknowledged,
-    /// or a read of a state that never existed.
-    Race,
-}
-
-impl Kind {
-    /// One word for ids and file names.
-    pub fn slug(self) -> &'static str {
-        match self {
-            Kind::Broke => "broke",
-            Kind::Security => "security",
-            Kind::Outcome => "outcome",
-            Kind::Content => "content",
-            Kind::Listing => "listing",
-            Kind::Size => "size",
-            Kind::Folder => "folder",
-            Kind::Race => "race",
-        }
-    }
-
-    /// Words for the summary.
-    pub fn label(self) -> &'static str {
-        match self {
-            Kind::Broke => "backend broke",
-            Kind::Security => "security",
-            Kind::Outcome => "success vs error",
-            Kind::Content => "content read back",
-            Kind::Listing => "listing",
-            Kind::Size => "size",
-            Kind::Folder => "folder on disk",
-            Kind::Race => "concurrent clients",
-        }
-    }
-}
-
-/// A fact that differs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Found {
-    /// What kind of fact.
-    pub kind: Kind,
-    /// The rule it breaks.
-    pub rule: RuleId,
-    /// That rule's level under the revision.
-    pub level: Level,
-    /// What the fault costs (as [`super::grade::Finding::harm`] says of the same fault).
-    pub harm: Harm,
-    /// One line.
-    pub message: String,
-    /// What the reference's state says, when it is text.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub expected: Option<String>,
-    /// What the backend said.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub actual: Option<String>,
-}
-
-impl Found {
-    /// The backend crashed, hung or spoke garbage (`errors.terminates`): how.
-    pub fn broke(message: String) -> Found {
-        Found {
-            kind: Kind::Broke,
-            rule: known::TERMINATES,
-            level: Level::Must,
-            // A crash is graded by its outcome (an error), not by what it cost.
-            harm: Harm::Content,
-            message,
-            expected: None,
-            actual: None,
-        }
-    }
-}
+use crate::spec::{Spec, known};
 
 /// The verdict on one step.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,7 +25,7 @@ pub enum Judged {
     /// The backend answered otherwise where the spec lets it: why.
     Open(String),
     /// A fact differs.
-    Found(Found),
+    Found(Box<Finding>),
 }
 
 /// The store around one step, as the reference holds it.
@@ -135,7 +44,7 @@ pub struct Stores<'a> {
 pub fn judge(
     input: &Value,
     backend: Option<&Answer>,
-    divergences: &[Divergence],
+    divergences: &[Finding],
     reference: &ReferenceAnswer,
     stores: Stores<'_>,
     spec: &Spec,
@@ -144,37 +53,34 @@ pub fn judge(
     let answer = match backend {
         None => return Judged::Same,
         Some(Answer::Broke(why) | Answer::NotRun(why)) => {
-            return Judged::Found(Found::broke(why.clone()));
+            return Judged::Found(Box::new(Finding::broke(why.clone())));
         }
         Some(Answer::Result(result)) => result,
     };
-    let ours: Vec<&Divergence> = divergences
+    let ours: Vec<&Finding> = divergences
         .iter()
-        .filter(|d| d.pair == Pair::BackendReference && d.counts())
+        .filter(|d| d.pair == Some(Pair::BackendReference) && d.counts())
         .collect();
-    let found = |finding: &super::grade::Finding, kind| {
-        Judged::Found(Found {
-            kind,
-            rule: finding.rule.clone(),
-            level: finding.level,
-            harm: finding.harm(),
-            message: finding.message.clone(),
-            expected: Some(reference.result.text.clone()),
-            actual: Some(answer.text.clone()),
-        })
+    let found = |finding: &Finding, fact| {
+        let mut found = finding.clone().with_fact(fact);
+        found.expected = Some(reference.result.text.clone());
+        found.actual = Some(answer.text.clone());
+        found.dialect = None;
+        found.expected_shown = None;
+        Judged::Found(Box::new(found))
     };
     // The security lane first, its worst finding (content shown from outside before the
     // accepted path that let it out).
-    if let Some(finding) = worst(ours.iter().filter(|d| d.security).map(|d| &d.finding)) {
-        return found(finding, Kind::Security);
+    if let Some(finding) = worst(ours.iter().copied().filter(|d| d.security)) {
+        return found(finding, Fact::Security);
     }
     // A fault that costs more than a flag (wrong lines, a wrong or lost file, anything outside)
     // stands on its own, whatever the flag did: the same ranking as `check`'s root causes.
-    if let Some(worst) = worst(ours.iter().map(|d| &d.finding)).filter(|f| f.harm() > Harm::Flag) {
+    if let Some(worst) = worst(ours.iter().copied()).filter(|f| f.harm() > Harm::Flag) {
         let kind = match worst.check {
-            Check::Lines => Kind::Content,
-            Check::Leak | Check::HostPath | Check::MustNotContain => Kind::Security,
-            _ => Kind::Folder,
+            Check::Lines => Fact::Content,
+            Check::Leak | Check::HostPath | Check::MustNotContain => Fact::Security,
+            _ => Fact::Folder,
         };
         return found(worst, kind);
     }
@@ -182,13 +88,13 @@ pub fn judge(
     // SHOULD, with the command's MUST rule after it).
     let outcome = ours
         .iter()
-        .map(|d| &d.finding)
+        .copied()
         .filter(|f| f.check == Check::IsError)
-        .fold(None, |best: Option<&super::grade::Finding>, f| match best {
+        .fold(None, |best: Option<&Finding>, f| match best {
             Some(b) if b.level >= f.level => Some(b),
             _ => Some(f),
         })
-        .map(|f| found(f, Kind::Outcome));
+        .map(|f| found(f, Fact::Outcome));
     if answer.is_error != reference.result.is_error {
         // The replay grades it at INFO when a decision makes either answer right.
         let Some(outcome) = outcome else {
@@ -282,15 +188,17 @@ fn whole(path: &str, content: &str, text: &str) -> Judged {
             {
                 return Judged::Open("the lines differ only in `\\r` (decide.crlf)".to_string());
             }
-            Judged::Found(Found {
-                kind: Kind::Content,
-                rule: known::VIEW_FILE_CONTENT,
-                level: Level::Must,
-                harm: Harm::Content,
-                message: format!("the file read back is not what was written: {how}"),
-                expected: Some(content.to_string()),
-                actual: Some(text.to_string()),
-            })
+            Judged::Found(Box::new(
+                Finding::new(
+                    Check::Lines,
+                    Level::Must,
+                    known::VIEW_FILE_CONTENT,
+                    format!("the file read back is not what was written: {how}"),
+                )
+                .with_fact(Fact::Content)
+                .expecting(content)
+                .actually(text),
+            ))
         }
     }
 }
@@ -358,30 +266,34 @@ fn listing(folder: &str, model: &Model, text: &str, spec: &Spec) -> Judged {
                 shown(&extra)
             ));
         }
-        return Judged::Found(Found {
-            kind: Kind::Listing,
-            level: spec.level(&rule),
-            harm: Harm::Content,
-            rule,
-            message: format!("the listing of {folder} has {}", parts.join("; ")),
-            expected: Some(want.iter().cloned().collect::<Vec<_>>().join("\n")),
-            actual: Some(text.to_string()),
-        });
+        return Judged::Found(Box::new(
+            Finding::new(
+                Check::Listing,
+                spec.level(&rule),
+                rule,
+                format!("the listing of {folder} has {}", parts.join("; ")),
+            )
+            .with_fact(Fact::Listing)
+            .expecting(want.iter().cloned().collect::<Vec<_>>().join("\n"))
+            .actually(text),
+        ));
     }
     for (path, size, bytes) in sizes {
         if !size_holds(&size, bytes) {
             let rule = known::VIEW_DIR_SIZES;
-            return Judged::Found(Found {
-                kind: Kind::Size,
-                level: spec.level(&rule),
-                harm: Harm::Content,
-                rule,
-                message: format!(
-                    "the listing gives {path:?} the size {size:?}, but it holds {bytes} bytes"
-                ),
-                expected: Some(format!("{bytes} bytes")),
-                actual: Some(text.to_string()),
-            });
+            return Judged::Found(Box::new(
+                Finding::new(
+                    Check::Listing,
+                    spec.level(&rule),
+                    rule,
+                    format!(
+                        "the listing gives {path:?} the size {size:?}, but it holds {bytes} bytes"
+                    ),
+                )
+                .with_fact(Fact::Size)
+                .expecting(format!("{bytes} bytes"))
+                .actually(text),
+            ));
         }
     }
     Judged::Same

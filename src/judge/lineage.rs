@@ -17,7 +17,8 @@ use regex::Regex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::grade::{CaseResult, Finding, Outcome};
+use super::Finding;
+use super::grade::{CaseResult, Outcome};
 use crate::{builtin, schemas};
 
 /// How much one matching finding says about a lineage.
@@ -455,23 +456,21 @@ fn first_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::grade::Check;
+    use crate::judge::Check;
     use crate::spec::Level;
     use crate::spec::known;
 
     fn text_finding(actual: &str, dialect: Option<&str>) -> Finding {
-        Finding {
-            check: Check::Text,
-            level: Level::Should,
-            rule: known::TERMINATES,
-            step: Some(0),
-            message: "the text differs from the expected one".to_string(),
-            expected: Some("Error: The path /memories/x does not exist".to_string()),
-            actual: Some(actual.to_string()),
-            dialect: dialect.map(str::to_string),
-            follows: None,
-            expected_shown: None,
-        }
+        Finding::new(
+            Check::Text,
+            Level::Should,
+            known::TERMINATES,
+            "the text differs from the expected one".to_string(),
+        )
+        .at(Some(0))
+        .expecting("Error: The path /memories/x does not exist".to_string())
+        .actually(actual.to_string())
+        .in_dialect(dialect.map(str::to_string))
     }
 
     fn located<'a>(findings: &'a [(String, Finding)]) -> Vec<Located<'a>> {

@@ -1,6 +1,8 @@
 //! The judge: one layer that grades every answer, whichever command made the call.
 //!
-//! - [`grade`]: the finding type, checks, outcomes and harm;
+//! - [`Finding`]: the one finding type, with its [`Check`], [`Harm`], replayed [`Pair`] and
+//!   [`Fact`];
+//! - [`grade`]: a case's calls, outcome and choices;
 //! - [`witness`]: what the store holds, read through the tool (or "unverified", with why);
 //! - [`effects`], [`answers`]: a case's effects and answers graded by the rules of its revision;
 //! - [`cascade`]: which finding follows from which, and the root causes ranked by harm;
@@ -16,8 +18,11 @@ pub mod dialect;
 pub mod disk;
 pub mod effects;
 pub mod facts;
+mod finding;
 pub mod grade;
 pub mod lineage;
 pub mod model;
 pub mod rules;
 pub mod witness;
+
+pub use finding::{Cause, Check, Fact, Finding, Harm, Pair, worst};

@@ -18,11 +18,12 @@ use serde::Serialize;
 
 pub use crate::judge::compare::Answer;
 pub use engine::{NO_RECORDED_ANSWER, replay, replay_in, timeouts};
-pub use verdict::{Divergence, Kind, Pair, StepVerdict};
+pub use verdict::{Kind, StepVerdict};
 
 use crate::backend::BackendSpec;
 use crate::exec::tree::Tree;
 use crate::judge::grade::Outcome;
+use crate::judge::{Finding, Pair};
 use crate::spec::Revision;
 use crate::transcript::Transcript;
 
@@ -197,11 +198,11 @@ impl Replay {
         let mut broke = false;
         for step in &self.steps {
             broke |= pair == Pair::BackendReference && step.verdict.kind == Kind::Broke;
-            let counted: Vec<&Divergence> = step
+            let counted: Vec<&Finding> = step
                 .verdict
                 .divergences
                 .iter()
-                .filter(|d| d.pair == pair && d.counts())
+                .filter(|d| d.pair == Some(pair) && d.counts())
                 .collect();
             if counted.is_empty() {
                 continue;
@@ -257,10 +258,10 @@ impl Replay {
             };
             let expected = step.reference.as_ref().and_then(Answer::result);
             for divergence in &step.verdict.divergences {
-                if divergence.pair != verdict::Pair::BackendReference {
+                if divergence.pair != Some(Pair::BackendReference) {
                     continue;
                 }
-                let mut finding = divergence.finding.clone();
+                let mut finding = divergence.clone();
                 finding.actual = Some(answer.text.clone());
                 finding.expected = expected.map(|r| r.text.clone());
                 findings.push((format!("step {}", index + 1), finding));

@@ -6,9 +6,10 @@ use std::fmt::Write;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::verdict::{Kind, Pair};
+use super::verdict::Kind;
 use super::{Answer, Conclusion, FailOn, LaneVerdict, Replay, Step};
 use crate::diff::{Glyphs, push_report_diff};
+use crate::judge::Pair;
 use crate::protocol::ToolResult;
 use crate::spec::Spec;
 use crate::transcript::ToolCall;
@@ -82,14 +83,7 @@ fn raw_text(replay: &Replay, spec: Option<&Spec>, detail: Detail, fail_on: FailO
             let headline = step
                 .verdict
                 .headline()
-                .map(|d| {
-                    format!(
-                        " ({} [{} {}])",
-                        d.pair.label(),
-                        d.finding.level.as_str(),
-                        d.finding.rule
-                    )
-                })
+                .map(|d| format!(" ({} [{} {}])", d.lane().label(), d.level.as_str(), d.rule))
                 .unwrap_or_default();
             let _ = writeln!(
                 out,
@@ -114,7 +108,7 @@ fn raw_text(replay: &Replay, spec: Option<&Spec>, detail: Detail, fail_on: FailO
             let headline = step
                 .verdict
                 .headline()
-                .map(|d| d.finding.message.as_str())
+                .map(|d| d.message.as_str())
                 .unwrap_or_default();
             let _ = writeln!(
                 out,
@@ -140,13 +134,13 @@ fn security(out: &mut String, replay: &Replay) {
         .enumerate()
     {
         for divergence in step.verdict.divergences.iter().filter(|d| d.security) {
-            let finding = &divergence.finding;
+            let finding = &divergence;
             lines.push(format!(
                 "  {} step {} {} — {} [SECURITY {} {}]: {}",
                 Kind::Security.mark(),
                 i + 1,
                 call.summary(),
-                divergence.pair.label(),
+                divergence.lane().label(),
                 finding.level.as_str(),
                 finding.rule,
                 finding.message
@@ -191,7 +185,7 @@ fn block(
     }
     let mut shown: Vec<Pair> = Vec::new();
     for divergence in &step.verdict.divergences {
-        let finding = &divergence.finding;
+        let finding = &divergence;
         let rule = &finding.rule;
         // In check mode every difference is a change; its level would only mislead.
         let level = if check {
@@ -204,7 +198,7 @@ fn block(
             let _ = writeln!(
                 out,
                 "  - {} [{level} {rule}]: {} (follows step {cause})",
-                divergence.pair.label(),
+                divergence.lane().label(),
                 finding.message
             );
             continue;
@@ -212,7 +206,7 @@ fn block(
         let _ = writeln!(
             out,
             "  - {} [{security}{level} {rule}]: {}",
-            divergence.pair.label(),
+            divergence.lane().label(),
             finding.message
         );
         if let Some(rule) = spec.and_then(|s| s.get(rule.as_str())) {
@@ -223,10 +217,10 @@ fn block(
                 let _ = writeln!(out, "    rule: {}", rule.summary);
             }
         }
-        if finding.check == crate::judge::grade::Check::Text && !shown.contains(&divergence.pair) {
-            shown.push(divergence.pair);
-            if let Some((expected, actual)) = texts(call, step, divergence.pair) {
-                let (left, right) = divergence.pair.sides();
+        if finding.check == crate::judge::Check::Text && !shown.contains(&divergence.lane()) {
+            shown.push(divergence.lane());
+            if let Some((expected, actual)) = texts(call, step, divergence.lane()) {
+                let (left, right) = divergence.lane().sides();
                 let _ = writeln!(out, "    --- {left}\n    +++ {right}");
                 push_report_diff(
                     out,
@@ -363,7 +357,7 @@ struct JsonReport<'a> {
 struct JsonSecurity<'a> {
     step: usize,
     #[serde(flatten)]
-    divergence: &'a super::Divergence,
+    divergence: &'a crate::judge::Finding,
 }
 
 #[derive(Serialize)]
@@ -471,7 +465,8 @@ pub fn json_for(replay: &Replay, fail_on: FailOn) -> String {
 /// the recording), each consequence marked with the step it follows from. `rerun` is the
 /// command that replays it again.
 pub fn as_report(replay: &Replay, rerun: String) -> crate::report::Report {
-    use crate::judge::grade::{CallRecord, CaseResult, Cause, Outcome, Phase};
+    use crate::judge::Cause;
+    use crate::judge::grade::{CallRecord, CaseResult, Outcome, Phase};
     let lane = if replay.check {
         Pair::RecordedBackend
     } else {
@@ -480,7 +475,7 @@ pub fn as_report(replay: &Replay, rerun: String) -> crate::report::Report {
     // The rule each step is about, for the steps that follow from it.
     let headline = |step: usize| -> Option<crate::spec::RuleId> {
         let verdict = &replay.steps.get(step.checked_sub(1)?)?.verdict;
-        verdict.headline().map(|d| d.finding.rule.clone())
+        verdict.headline().map(|d| d.rule.clone())
     };
     let results = replay
         .transcript
@@ -490,13 +485,13 @@ pub fn as_report(replay: &Replay, rerun: String) -> crate::report::Report {
         .enumerate()
         .filter(|(_, (call, _))| call.is_memory())
         .map(|(index, (call, step))| {
-            let findings: Vec<crate::judge::grade::Finding> = step
+            let findings: Vec<crate::judge::Finding> = step
                 .verdict
                 .divergences
                 .iter()
-                .filter(|d| d.pair == lane)
+                .filter(|d| d.pair == Some(lane))
                 .map(|d| {
-                    let mut finding = d.finding.clone();
+                    let mut finding = d.clone();
                     finding.step = Some(0);
                     finding.follows = d.cascade_of.and_then(|n| {
                         Some(Cause {

@@ -3,10 +3,9 @@
 
 use serde::Serialize;
 
-pub use crate::judge::compare::{
-    Divergence, Pair, Results, compare, compare_with, leak, listing_sizes,
-};
+pub use crate::judge::compare::{Results, compare, compare_with, leak, listing_sizes};
 use crate::judge::grade::Outcome;
+use crate::judge::{Finding, Pair};
 
 /// The verdict's kind, from best to worst.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -95,7 +94,7 @@ pub struct StepVerdict {
     /// The suite's outcome for it (pass, info, warn, fail, error, skip).
     pub outcome: Outcome,
     /// Every difference found.
-    pub divergences: Vec<Divergence>,
+    pub divergences: Vec<Finding>,
     /// Why it was not replayed, or how the backend broke.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -125,11 +124,11 @@ impl StepVerdict {
     /// The verdict of a set of divergences; in check mode any difference from the recording
     /// is a change.
     /// A security divergence makes the step [`Kind::Security`] and is listed first.
-    pub fn graded(mut divergences: Vec<Divergence>, check: bool) -> StepVerdict {
+    pub fn graded(mut divergences: Vec<Finding>, check: bool) -> StepVerdict {
         divergences.sort_by_key(|d| !d.security);
         let outcome = divergences
             .iter()
-            .map(|d| Outcome::for_level(d.finding.level, false))
+            .map(|d| Outcome::for_level(d.level, false))
             .max()
             .unwrap_or(Outcome::Pass);
         let secure = divergences.iter().any(|d| d.security);
@@ -138,9 +137,7 @@ impl StepVerdict {
             Outcome::Fail if check => Kind::Changed,
             Outcome::Fail => Kind::Must,
             Outcome::Warn => Kind::Should,
-            Outcome::Info if divergences.iter().any(|d| d.finding.dialect.is_some()) => {
-                Kind::Dialect
-            }
+            Outcome::Info if divergences.iter().any(|d| d.dialect.is_some()) => Kind::Dialect,
             Outcome::Info => Kind::Open,
             Outcome::Error => Kind::Broke,
             Outcome::Skip => Kind::NotReplayed,
@@ -161,15 +158,15 @@ impl StepVerdict {
         let mut counted = self
             .divergences
             .iter()
-            .filter(|d| pair.is_none_or(|p| d.pair == p) && d.counts())
+            .filter(|d| pair.is_none_or(|p| d.pair == Some(p)) && d.counts())
             .peekable();
         counted.peek()?;
         counted.map(|d| d.cascade_of).min().flatten()
     }
 
     /// The first divergence at the verdict's level: what the step is about.
-    pub fn headline(&self) -> Option<&Divergence> {
-        let worst = self.divergences.iter().map(|d| d.finding.level).max()?;
-        self.divergences.iter().find(|d| d.finding.level == worst)
+    pub fn headline(&self) -> Option<&Finding> {
+        let worst = self.divergences.iter().map(|d| d.level).max()?;
+        self.divergences.iter().find(|d| d.level == worst)
     }
 }

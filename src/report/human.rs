@@ -134,7 +134,7 @@ fn info_lines(out: &mut String, report: &Report) {
 /// The closing recap: each root cause that fails the run or costs more than wording, with the
 /// command that reruns its first case; the wording causes in one line after them.
 fn recap(out: &mut String, report: &Report) {
-    use crate::judge::grade::Harm;
+    use crate::judge::Harm;
     use crate::spec::Level;
     let causes = report.root_causes();
     if causes.is_empty() {
@@ -167,7 +167,7 @@ fn recap(out: &mut String, report: &Report) {
 }
 
 /// `SECURITY `, `DATA LOSS ` or nothing: what a cause line starts with.
-fn harm_prefix(harm: crate::judge::grade::Harm) -> String {
+fn harm_prefix(harm: crate::judge::Harm) -> String {
     harm.label()
         .map(|label| format!("{label} "))
         .unwrap_or_default()
@@ -518,7 +518,7 @@ pub(crate) fn verdict_line(report: &Report) -> String {
 /// memories were lost or something outside was touched even when a flag fault is the larger
 /// cause by count.
 fn harm_note(report: &Report) -> String {
-    use crate::judge::grade::Harm;
+    use crate::judge::Harm;
     let causes = report.root_causes();
     let named = |harm: Harm| -> Vec<String> {
         causes

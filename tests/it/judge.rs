@@ -12,9 +12,11 @@ use memspec::builtin::Source;
 use memspec::check::runner::{RunOptions, Selection};
 use memspec::check::{CheckConfig, Loaded};
 use memspec::fuzz::generate::Action;
-use memspec::judge::grade::{Finding, Harm, Outcome, worst};
+use memspec::judge::Pair;
+use memspec::judge::grade::Outcome;
 use memspec::judge::witness;
-use memspec::replay::{Kind, Pair, ReplayOptions};
+use memspec::judge::{Finding, Harm, worst};
+use memspec::replay::{Kind, ReplayOptions};
 use memspec::spec::{Level, Revision};
 use serde_json::Value;
 
@@ -244,8 +246,7 @@ fn by_replay(loaded: &Loaded, row: &Row) -> Grade {
         step.verdict
             .divergences
             .iter()
-            .filter(|d| d.pair == Pair::BackendReference && d.cascade_of.is_none())
-            .map(|d| &d.finding)
+            .filter(|d| d.pair == Some(Pair::BackendReference) && d.cascade_of.is_none())
     });
     above_info(worst(findings).map(grade_of))
 }
@@ -268,7 +269,7 @@ fn by_fuzz(loaded: &Loaded, row: &Row) -> Grade {
     }
     above_info(trial.found.map(|located| {
         let found = located.found;
-        let harm = found.harm;
+        let harm = found.harm();
         (found.rule.to_string(), found.level, harm)
     }))
 }

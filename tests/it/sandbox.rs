@@ -298,8 +298,8 @@ fn timeouts() -> memspec::backend::Timeouts {
 fn a_session_resets_checks_confinement_and_removes_its_sandbox() {
     use memspec::backend::BackendSpec;
     use memspec::exec::{Reset, Session};
+    use memspec::judge::Check;
     use memspec::judge::confinement::findings;
-    use memspec::judge::grade::Check;
     use serde_json::json;
 
     let rules = confinement_rules();

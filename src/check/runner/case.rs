@@ -10,7 +10,8 @@ use crate::backend::{BackendSpec, Timeouts};
 use crate::exec::{Broke, Fault, FixtureError, Reset, Session};
 use crate::judge::confinement::{self, tampering};
 use crate::judge::effects;
-use crate::judge::grade::{CaseResult, Check, Finding, Outcome};
+use crate::judge::grade::{CaseResult, Outcome};
+use crate::judge::{Check, Finding};
 use crate::spec::known;
 use crate::suite::case::Level;
 use crate::suite::load::LoadedCase;
@@ -93,20 +94,17 @@ pub fn run_case_in(
         // finding in the hostile-environment tier, not the run's headline.
         Err(fault) if planted.is_some() => {
             let (rule, what) = planted.unwrap_or((known::SPECIAL_FILES, String::new()));
-            result.findings.push(Finding {
-                check: Check::Sandbox,
-                level: Level::Info,
-                rule,
-                step: None,
-                message: format!(
-                    "hostile environment: the backend broke on {what} planted from outside"
-                ),
-                expected: None,
-                actual: Some(fault.to_string()),
-                dialect: None,
-                expected_shown: None,
-                follows: None,
-            });
+            result.findings.push(
+                Finding::new(
+                    Check::Sandbox,
+                    Level::Info,
+                    rule,
+                    format!(
+                        "hostile environment: the backend broke on {what} planted from outside"
+                    ),
+                )
+                .actually(fault.to_string()),
+            );
             result.outcome = CaseResult::graded(&result.findings, options.strict);
             result.reason = Some(format!("broke: {fault}"));
         }

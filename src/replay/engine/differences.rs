@@ -7,9 +7,9 @@ use serde_json::Value;
 
 use crate::exec::tree::{Difference, Tree};
 use crate::exec::{Sandbox, fs};
-use crate::judge::grade::Check;
+use crate::judge::Check;
 use crate::judge::rules;
-use crate::replay::verdict::{Divergence, Pair};
+use crate::judge::{Finding, Pair};
 use crate::replay::{FILE_CONTENT_LIMIT, FileDifference};
 use crate::spec::{Level, Spec};
 
@@ -52,7 +52,7 @@ pub(super) fn tree_divergence(
     before: &Tree,
     paths: &[(String, Difference)],
     spec: Option<&Spec>,
-) -> Divergence {
+) -> Finding {
     let rule = rules::tree_rule(input, reference, Some(before));
     let shown: Vec<String> = paths
         .iter()
@@ -85,8 +85,7 @@ pub(super) fn tree_divergence(
             rule.unwrap_or_else(|| reference.rule.clone()),
         )
     };
-    Divergence::new(
-        Pair::BackendReference,
+    Finding::new(
         Check::Effect,
         level,
         rule,
@@ -100,4 +99,5 @@ pub(super) fn tree_divergence(
             }
         ),
     )
+    .between(Pair::BackendReference)
 }

@@ -2,8 +2,8 @@
 //! and the reference, and which of a step's differences follow from an earlier step.
 
 use crate::exec::tree::Difference;
-use crate::judge::grade::Check;
-use crate::replay::verdict::{Divergence, Pair};
+use crate::judge::Check;
+use crate::judge::{Finding, Pair};
 use crate::spec::Level;
 
 /// Commands that change the store: a divergence on one is where a drift starts.
@@ -52,14 +52,14 @@ impl Drift {
     }
 
     /// Marks `pair`'s differences at `at` that follow from an earlier step.
-    pub(super) fn mark(&mut self, pair: Pair, at: &At<'_>, divergences: &mut [Divergence]) {
+    pub(super) fn mark(&mut self, pair: Pair, at: &At<'_>, divergences: &mut [Finding]) {
         let cause = self.cause(at);
         for divergence in divergences
             .iter_mut()
-            .filter(|d| d.pair == pair && d.counts() && !d.security)
+            .filter(|d| d.pair == Some(pair) && d.counts() && !d.security)
         {
-            let text = divergence.finding.check == Check::Text;
-            let key = (at.command.to_string(), divergence.finding.rule.to_string());
+            let text = divergence.check == Check::Text;
+            let key = (at.command.to_string(), divergence.rule.to_string());
             match cause {
                 Some(step) if !(text && self.wording.contains(&key)) => {
                     divergence.cascade_of = Some(step);
@@ -94,7 +94,7 @@ impl Drift {
         pair: Pair,
         at: &At<'_>,
         failed: Option<bool>,
-        divergences: &[Divergence],
+        divergences: &[Finding],
     ) {
         let Some(failed) = failed else {
             return;
@@ -102,10 +102,7 @@ impl Drift {
         let cause = self.cause(at).unwrap_or(at.number);
         let differs = CHANGES_STORE.contains(&at.command) && failed != at.reference_failed;
         let shows = divergences.iter().any(|d| {
-            d.pair == pair
-                && !d.security
-                && d.cascade_of.is_none()
-                && d.finding.level == Level::Must
+            d.pair == Some(pair) && !d.security && d.cascade_of.is_none() && d.level == Level::Must
         });
         if differs || shows {
             for path in at.paths {

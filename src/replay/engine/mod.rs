@@ -18,11 +18,13 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::scratch;
-use super::verdict::{self, Divergence, Pair, Results, StepVerdict};
+use super::verdict::{self, Results, StepVerdict};
 use super::{Answer, Replay, ReplayError, ReplayOptions, Step};
 use crate::backend::{BackendSpec, DEFAULT_STARTUP, Timeouts};
 use crate::exec::{Fault, Session};
-use crate::judge::grade::Check;
+use crate::judge::Check;
+use crate::judge::Pair;
+use crate::judge::compare::of_backend;
 use crate::judge::rules;
 use crate::judge::{compare, confinement};
 use crate::reference::Reference;
@@ -179,8 +181,8 @@ pub fn replay_in(
                     broke.divergences = verdict::compare(results, spec, false)
                         .into_iter()
                         .map(|mut d| {
-                            d.pair = Pair::RecordedReference;
-                            d.finding.message = d.finding.message.replace("backend", "recorded");
+                            d.pair = Some(Pair::RecordedReference);
+                            d.message = d.message.replace("backend", "recorded");
                             d
                         })
                         .collect();
@@ -218,9 +220,9 @@ pub fn replay_in(
                 {
                     // The flag that came with it only restates the loss.
                     divergences.retain(|d| {
-                        d.pair != Pair::BackendReference || d.finding.check != Check::IsError
+                        d.pair != Some(Pair::BackendReference) || d.check != Check::IsError
                     });
-                    divergences.push(Divergence::of_backend(lost));
+                    divergences.push(of_backend(lost));
                 }
                 if !options.check
                     && let Some(sizes) =
@@ -231,16 +233,16 @@ pub fn replay_in(
                 if !options.check {
                     let outside = divergences
                         .iter()
-                        .find(|d| d.security && d.pair == Pair::BackendReference)
-                        .map(|d| d.finding.rule.clone());
+                        .find(|d| d.security && d.pair == Some(Pair::BackendReference))
+                        .map(|d| d.rule.clone());
                     if let Some(paths) = tree_change {
                         let mut effect =
                             tree_divergence(&call.input, &reference_answer, &before, &paths, spec);
                         // What a path outside `/memories` did to the folder is that escape's
                         // effect, under its rule: not a create that wrote the wrong place.
                         if let Some(rule) = outside {
-                            effect.finding.level = rules::level(spec, &rule, Level::Must);
-                            effect.finding.rule = rule;
+                            effect.level = rules::level(spec, &rule, Level::Must);
+                            effect.rule = rule;
                             effect.security = true;
                         }
                         divergences.push(effect);
@@ -256,7 +258,7 @@ pub fn replay_in(
                     let leaked = confined
                         .iter()
                         .any(|f| matches!(f.check, Check::HostPath | Check::Leak));
-                    divergences.extend(confined.into_iter().map(Divergence::of_backend));
+                    divergences.extend(confined.into_iter().map(of_backend));
                     // A host path other than the sandbox's (a resolved link, another root).
                     if !leaked && let Some(found) = rules::host_leak(&call.input, &result.text) {
                         divergences.push(verdict::leak(Pair::BackendReference, &found, spec));

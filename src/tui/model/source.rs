@@ -2,9 +2,10 @@
 //! between the backend's memory folder and the reference's.
 
 use super::{App, Tab};
-use crate::judge::grade::Check;
+use crate::judge::Check;
+use crate::judge::Pair;
+use crate::replay::Replay;
 use crate::replay::report::texts;
-use crate::replay::{Pair, Replay};
 
 /// What the diff pane compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,12 +51,12 @@ impl App {
         let headline = step.verdict.headline();
         let preferred = if self.review.is_some() && step.changed {
             Some(Source::Results(Pair::RecordedBackend))
-        } else if headline.is_some_and(|d| matches!(d.finding.check, Check::Effect | Check::Lost))
+        } else if headline.is_some_and(|d| matches!(d.check, Check::Effect | Check::Lost))
             && !step.files.is_empty()
         {
             Some(Source::File(0))
         } else {
-            headline.map(|d| Source::Results(d.pair))
+            headline.map(|d| Source::Results(d.lane()))
         };
         preferred
             .filter(|s| available.contains(s))

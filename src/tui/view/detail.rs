@@ -8,7 +8,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use super::steps::mark_style;
 use super::text::{DIM, TITLE, clean, fit};
-use crate::judge::grade::Check;
+use crate::judge::Check;
 use crate::tui::model::{App, DiffLayout, Tab};
 
 /// Lines the verdict section needs at most.
@@ -48,7 +48,7 @@ pub(crate) fn verdict(frame: &mut Frame<'_>, area: Rect, app: &App) {
         .find(|d| d.security)
         .or_else(|| verdict.headline());
     if let Some(headline) = headline {
-        let finding = &headline.finding;
+        let finding = &headline;
         let mut spans = Vec::new();
         if headline.security {
             spans.push(Span::styled(
@@ -58,7 +58,7 @@ pub(crate) fn verdict(frame: &mut Frame<'_>, area: Rect, app: &App) {
             spans.push(Span::raw(" · "));
         }
         spans.extend([
-            Span::styled(headline.pair.label(), Style::new().fg(Color::Cyan)),
+            Span::styled(headline.lane().label(), Style::new().fg(Color::Cyan)),
             Span::raw(" · "),
             Span::styled(finding.level.as_str(), TITLE),
             Span::raw(" "),

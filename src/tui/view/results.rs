@@ -27,10 +27,13 @@ pub(crate) fn draw(frame: &mut Frame<'_>, area: Rect, app: &App, wide: bool) -> 
             .iter()
             .map(|d| {
                 Line::from(vec![
-                    Span::styled(format!("{} ", d.finding.level.as_str()), TITLE),
-                    Span::styled(format!("{} ", d.pair.label()), Style::new().fg(Color::Cyan)),
-                    Span::raw(format!("{}: ", d.finding.rule)),
-                    Span::styled(clean(&d.finding.message).into_owned(), DIM),
+                    Span::styled(format!("{} ", d.level.as_str()), TITLE),
+                    Span::styled(
+                        format!("{} ", d.lane().label()),
+                        Style::new().fg(Color::Cyan),
+                    ),
+                    Span::raw(format!("{}: ", d.rule)),
+                    Span::styled(clean(&d.message).into_owned(), DIM),
                 ])
             })
             .collect();

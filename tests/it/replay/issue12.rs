@@ -2,7 +2,8 @@
 //! their exit codes, a backend that never starts, calls with no recorded answer, and control
 //! characters in the text report.
 
-use memspec::replay::{Conclusion, Kind, Pair};
+use memspec::judge::Pair;
+use memspec::replay::{Conclusion, Kind};
 use serde_json::Value;
 
 use super::{bin, root, run, snap};
@@ -185,7 +186,7 @@ fn the_recording_lane_has_security_findings_too() {
                 .divergences
                 .iter()
                 .filter(|d| d.security)
-                .map(move |d| (i + 1, d.finding.rule.as_str()))
+                .map(move |d| (i + 1, d.rule.as_str()))
         })
         .collect();
     assert_eq!(
@@ -203,7 +204,7 @@ fn the_recording_lane_has_security_findings_too() {
             .verdict
             .divergences
             .iter()
-            .all(|d| d.pair == Pair::RecordedReference)
+            .all(|d| d.pair == Some(Pair::RecordedReference))
     );
     assert_eq!(replayed.steps[2].verdict.kind, Kind::Security);
     let (code, stdout, _) = run(&[

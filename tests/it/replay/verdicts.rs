@@ -4,8 +4,9 @@ use std::io::Write;
 
 use memspec::backend::BackendSpec;
 use memspec::diff::{Glyphs, render_unified_with};
-use memspec::judge::grade::Check;
-use memspec::replay::{self, Conclusion, Kind, Pair, ReplayOptions};
+use memspec::judge::Check;
+use memspec::judge::Pair;
+use memspec::replay::{self, Conclusion, Kind, ReplayOptions};
 use memspec::spec::Level;
 use memspec::transcript;
 
@@ -24,15 +25,15 @@ fn the_fifty_step_transcript_against_the_reference() {
         .verdict
         .headline()
         .unwrap_or_else(|| panic!("no headline"));
-    assert_eq!(headline.pair, Pair::RecordedReference);
-    assert_eq!(headline.finding.level, Level::Must);
-    assert_eq!(headline.finding.rule, "view.file.content");
+    assert_eq!(headline.pair, Some(Pair::RecordedReference));
+    assert_eq!(headline.level, Level::Must);
+    assert_eq!(headline.rule, "view.file.content");
     // The replayed backend is the reference itself: it agrees with the reference everywhere.
     assert!(replayed.steps.iter().all(|s| {
         s.verdict
             .divergences
             .iter()
-            .all(|d| d.pair != Pair::BackendReference)
+            .all(|d| d.pair != Some(Pair::BackendReference))
     }));
     // A phantom final line is the spec's open question, not a dialect.
     assert_eq!(kinds[5], Kind::Open);
@@ -41,7 +42,7 @@ fn the_fifty_step_transcript_against_the_reference() {
     let exists = &replayed.steps[17].verdict;
     assert_eq!(exists.kind, Kind::Dialect);
     assert_eq!(
-        exists.divergences[0].finding.dialect.as_deref(),
+        exists.divergences[0].dialect.as_deref(),
         Some("error-prefix-missing")
     );
     assert_eq!(replayed.conclusion(), Conclusion::Differs);
@@ -53,12 +54,9 @@ fn tab_against_spaces_is_a_must_difference_and_plain_in_the_diff() {
     // The create stored spaces where the input had tabs: the folders differ from that step.
     let create = &replayed.steps[2].verdict;
     assert_eq!(create.kind, Kind::Must);
-    let effect = create
-        .divergences
-        .iter()
-        .find(|d| d.finding.check == Check::Effect);
+    let effect = create.divergences.iter().find(|d| d.check == Check::Effect);
     assert_eq!(
-        effect.map(|d| d.finding.rule.as_str()),
+        effect.map(|d| d.rule.as_str()),
         Some("create.writes-file-text")
     );
     assert_eq!(
@@ -74,10 +72,10 @@ fn tab_against_spaces_is_a_must_difference_and_plain_in_the_diff() {
         .verdict
         .divergences
         .iter()
-        .find(|d| d.pair == Pair::BackendReference)
+        .find(|d| d.pair == Some(Pair::BackendReference))
         .unwrap_or_else(|| panic!("no backend divergence: {:?}", view.verdict));
     assert_eq!(
-        (backend.finding.level, backend.finding.rule.as_str()),
+        (backend.level, backend.rule.as_str()),
         (Level::Must, "view.file.content")
     );
     let results = |a: &Option<replay::Answer>| {
@@ -112,7 +110,7 @@ fn a_faithful_backend_over_the_protocol_agrees_with_the_reference() {
             step.verdict
                 .divergences
                 .iter()
-                .all(|d| d.pair != Pair::BackendReference),
+                .all(|d| d.pair != Some(Pair::BackendReference)),
             "{:?}",
             step.verdict
         );
@@ -171,12 +169,9 @@ fn content_from_outside_the_folder_is_a_confinement_failure() {
     let replayed = replay_file(&file, proxy("leak"), None);
     let verdict = &replayed.steps[0].verdict;
     assert_eq!(verdict.kind, Kind::Security);
-    let leak = verdict
-        .divergences
-        .iter()
-        .find(|d| d.finding.check == Check::Leak);
+    let leak = verdict.divergences.iter().find(|d| d.check == Check::Leak);
     assert_eq!(
-        leak.map(|d| d.finding.rule.as_str()),
+        leak.map(|d| d.rule.as_str()),
         Some("confinement.all-operations"),
         "{verdict:?}"
     );
@@ -224,19 +219,10 @@ fn confinement_is_checked_and_labelled_as_check_does() {
             .verdict
             .divergences
             .iter()
-            .filter(|d| {
-                matches!(
-                    d.finding.check,
-                    Check::Outside | Check::HostPath | Check::Leak
-                )
-            })
+            .filter(|d| matches!(d.check, Check::Outside | Check::HostPath | Check::Leak))
             .map(|d| {
-                assert_eq!(d.pair, Pair::BackendReference);
-                (
-                    d.finding.check,
-                    d.finding.rule.as_str().to_string(),
-                    d.finding.level,
-                )
+                assert_eq!(d.pair, Some(Pair::BackendReference));
+                (d.check, d.rule.as_str().to_string(), d.level)
             })
             .collect()
     };
@@ -252,7 +238,6 @@ fn confinement_is_checked_and_labelled_as_check_does() {
     let outside = &replayed.steps[0].verdict.divergences;
     assert!(
         outside.iter().any(|d| d
-            .finding
             .message
             .contains("something outside the memories folder was created, changed or deleted: stray.txt created")),
         "{outside:?}"
