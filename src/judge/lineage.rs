@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Finding;
 use super::grade::{CaseResult, Outcome};
-use crate::{builtin, schemas};
+use crate::builtin;
 
 /// How much one matching finding says about a lineage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, JsonSchema)]
@@ -163,7 +163,7 @@ pub struct LineagesFile {
 #[schemars(rename = "Lineage")]
 pub struct RawLineage {
     /// Stable id (`python-sdk`).
-    #[schemars(regex(pattern = schemas::SLUG))]
+    #[schemars(regex(pattern = crate::schema::SLUG))]
     pub id: String,
     /// Shown in reports.
     #[schemars(length(min = 1))]
