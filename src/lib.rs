@@ -1,20 +1,29 @@
 //! memspec: the conformance harness for backends of Claude's memory tool (`memory_20250818`).
 //!
+//! The modules, each using only those below it (DESIGN.md, "Layout"; `tests/it/layers.rs`):
+//!
+//! - [`tui`]: the replay TUI, over replay's results.
+//! - [`exit`]: how a run ends, the class every error of the commands maps into.
+//! - [`schemas`]: the JSON Schemas of the case, spec and report files, from the types.
+//! - [`report`]: the one reporter: reports of every command's run in every format, the verdict.
+//! - [`check`], [`replay`], [`fuzz`]: the engines of `memspec check`, `memspec replay` (and
+//!   `record`) and `memspec fuzz`: what to run, in which order; fuzz beside check, not above it.
+//! - [`serve`]: the reference backend served over protocol v1.
+//! - [`judge`]: THE judge: findings, outcomes, the witness, grading by a revision's rules,
+//!   causes ranked by harm.
+//! - [`suite`]: the suite as data: case model, loading, selection, baselines, coverage (no
+//!   grading).
+//! - [`exec`]: the sandbox backends run on, sessions, hostile-safe filesystem access to it;
+//!   knows nothing of cases or rules.
+//! - [`backend`]: backends under test and protocol v1 (JSON Lines over stdio).
 //! - [`reference`]: the reference backend, the spec made executable and impossible to escape.
+//! - [`transcript`]: conversations read from the formats users have on disk.
+//! - [`spec`]: the spec's rules and the reference's decisions, as data.
 //! - [`protocol`]: the tool input model and results.
 //! - [`diff`]: whitespace-visible diffs shared by reports and the TUI.
-//! - [`exec`]: the sandbox backends run on, and hostile-safe filesystem access to it.
 //! - [`builtin`]: the spec and the suite compiled into the binary.
-//! - [`check`]: `memspec check` from configuration to report.
-//! - [`backend`]: backends under test and protocol v1 (JSON Lines over stdio).
-//! - [`replay`]: replaying a transcript against a backend and the reference, verdict per step.
-//! - [`report`]: reports of a run in every format, and the verdict.
-//! - [`schemas`]: the JSON Schemas of the case, spec and report files, from the types.
-//! - [`serve`]: the reference backend served over protocol v1.
-//! - [`spec`]: the spec's rules and the reference's decisions, as data.
-//! - [`suite`]: the declarative suite: cases, matching, grading, runner, baselines.
-//! - [`transcript`]: conversations read from the formats users have on disk.
-//! - [`tui`]: the replay TUI.
+//! - [`rng`]: the fuzzer's random numbers, the same for a `--seed` in every build.
+//! - [`schema`]: the building blocks of the JSON Schemas (id patterns, markers) every layer names.
 
 pub mod backend;
 pub mod builtin;
