@@ -41,13 +41,21 @@ pub fn render(report: &Report, spec: &Spec, detail: Detail) -> String {
             info_lines(&mut out, report);
             continue;
         }
-        for result in report
+        let cases: Vec<&CaseResult> = report
             .results
             .iter()
             .filter(open)
             .filter(|r| group.contains(&r.outcome))
-        {
+            .collect();
+        // One cause repeated across cases is shown once, with the cases it also broke: a
+        // backend with one wrong flag would otherwise print hundreds of the same block.
+        let alike = same_way(&cases, detail.verbose);
+        for (result, others) in cases.iter().zip(&alike) {
+            let Some(others) = others else {
+                continue;
+            };
             case_block(&mut out, report, spec, result, detail, &mut cited);
+            same_way_line(&mut out, result, others);
         }
     }
     if detail.verbose {
@@ -80,6 +88,79 @@ pub fn render(report: &Report, spec: &Spec, detail: Detail) -> String {
     }
     out.push_str(&render_summary(report));
     out
+}
+
+/// Cases named after a case that broke the same way: at most this many, then a count.
+const SAME_WAY_NAMED: usize = 8;
+
+/// For each case, `Some(the later cases that broke the same way)` when it is the first of its
+/// cause, `None` when an earlier case already stands for it. Verbose reports show every case.
+fn same_way<'a>(cases: &[&'a CaseResult], verbose: bool) -> Vec<Option<Vec<&'a CaseResult>>> {
+    if verbose {
+        return cases.iter().map(|_| Some(Vec::new())).collect();
+    }
+    let mut first_of: BTreeMap<String, usize> = BTreeMap::new();
+    let mut out: Vec<Option<Vec<&CaseResult>>> = Vec::with_capacity(cases.len());
+    for (index, result) in cases.iter().enumerate() {
+        match first_of.get(&cause_key(result)) {
+            Some(&first) => {
+                if let Some(Some(others)) = out.get_mut(first) {
+                    others.push(result);
+                }
+                out.push(None);
+            }
+            None => {
+                first_of.insert(cause_key(result), index);
+                out.push(Some(Vec::new()));
+            }
+        }
+    }
+    out
+}
+
+/// What makes two cases break "the same way": the same outcome and the same findings of their
+/// own (kind of check, level, rule; what follows from another finding left out), or, for a
+/// backend that broke, the same first line of the reason.
+fn cause_key(result: &CaseResult) -> String {
+    if result.outcome == Outcome::Error {
+        let reason = result.reason.as_deref().unwrap_or_default();
+        return format!("error {}", reason.lines().next().unwrap_or_default());
+    }
+    let mut roots: Vec<String> = result
+        .findings
+        .iter()
+        .filter(|f| f.follows.is_none())
+        .map(|f| format!("{:?} {} {}", f.check, f.level.as_str(), f.rule))
+        .collect();
+    roots.sort();
+    roots.dedup();
+    format!("{} {}", result.outcome.as_str(), roots.join(" "))
+}
+
+/// `… and N more cases broke the same way: a, b, … (--verbose shows each)`.
+fn same_way_line(out: &mut String, first: &CaseResult, others: &[&CaseResult]) {
+    if others.is_empty() {
+        return;
+    }
+    let mut names: Vec<&str> = others
+        .iter()
+        .take(SAME_WAY_NAMED)
+        .map(|r| r.id.as_str())
+        .collect();
+    let unnamed = others.len().saturating_sub(names.len());
+    let tail = if unnamed > 0 {
+        format!(" and {unnamed} more")
+    } else {
+        String::new()
+    };
+    let more = plural(others.len(), "more case", "more cases");
+    names.dedup();
+    let _ = writeln!(
+        out,
+        "… and {more} broke the same way as {}: {}{tail} (--verbose shows each)\n",
+        first.id,
+        names.join(", ")
+    );
 }
 
 /// The summary alone (counts, timing, skips), the recap of the root causes and the verdict:

@@ -6,8 +6,8 @@ use std::fmt::Write;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::verdict::Kind;
-use super::{Answer, Conclusion, FailOn, LaneVerdict, Replay, Step};
+use crate::replay::verdict::Kind;
+use crate::replay::{Answer, Conclusion, FailOn, LaneVerdict, Replay, Step, texts};
 use crate::diff::{Glyphs, push_report_diff};
 use crate::judge::Pair;
 use crate::protocol::ToolResult;
@@ -36,7 +36,7 @@ pub fn text(replay: &Replay, spec: Option<&Spec>, detail: Detail) -> String {
 /// transcript or the answers (NUL, ESC, every C0 and C1 control but newline and tab) are
 /// shown escaped: a CI log or a terminal must not act on them.
 pub fn text_for(replay: &Replay, spec: Option<&Spec>, detail: Detail, fail_on: FailOn) -> String {
-    crate::report::text::for_display(&raw_text(replay, spec, detail, fail_on))
+    super::text::for_display(&raw_text(replay, spec, detail, fail_on))
 }
 
 fn raw_text(replay: &Replay, spec: Option<&Spec>, detail: Detail, fail_on: FailOn) -> String {
@@ -69,7 +69,7 @@ fn raw_text(replay: &Replay, spec: Option<&Spec>, detail: Detail, fail_on: FailO
         );
     }
     for lineage in replay.lineages() {
-        let _ = writeln!(out, "{}", crate::report::human::lineage_line(&lineage));
+        let _ = writeln!(out, "{}", super::human::lineage_line(&lineage));
     }
     out.push('\n');
     security(&mut out, replay);
@@ -234,22 +234,6 @@ fn block(
         }
     }
     out.push('\n');
-}
-
-/// The two results a pair compares, (expected side, actual side).
-pub fn texts<'a>(
-    call: &'a ToolCall,
-    step: &'a Step,
-    pair: Pair,
-) -> Option<(&'a ToolResult, &'a ToolResult)> {
-    let backend = step.backend.as_ref().and_then(Answer::result);
-    let reference = step.reference.as_ref().and_then(Answer::result);
-    let recorded = call.recorded.as_ref();
-    match pair {
-        Pair::BackendReference => Some((reference?, backend?)),
-        Pair::RecordedReference => Some((reference?, recorded?)),
-        Pair::RecordedBackend => Some((recorded?, backend?)),
-    }
 }
 
 /// Steps per kind, security first, the calls with no recorded answer apart from `same`.
@@ -455,8 +439,8 @@ pub fn json_for(replay: &Replay, fail_on: FailOn) -> String {
             .collect(),
     };
     let mut value = serde_json::to_value(&report).unwrap_or_default();
-    crate::report::text::bound_json(&mut value);
-    crate::report::text::json_text(&value)
+    super::text::bound_json(&mut value);
+    super::text::json_text(&value)
 }
 
 /// The replay as a check report, so that every format of the one reporter renders it (JUnit,
@@ -464,7 +448,7 @@ pub fn json_for(replay: &Replay, fail_on: FailOn) -> String {
 /// its findings the backend's divergences from the reference (with `--check`, its changes from
 /// the recording), each consequence marked with the step it follows from. `rerun` is the
 /// command that replays it again.
-pub fn as_report(replay: &Replay, rerun: String) -> crate::report::Report {
+pub fn as_report(replay: &Replay, rerun: String) -> super::Report {
     use crate::judge::Cause;
     use crate::judge::grade::{CallRecord, CaseResult, Outcome, Phase};
     let lane = if replay.check {
@@ -548,7 +532,7 @@ pub fn as_report(replay: &Replay, rerun: String) -> crate::report::Report {
             }
         })
         .collect();
-    crate::report::Report {
+    super::Report {
         backend: replay.backend.clone(),
         revision: replay.revision,
         repro_args: Vec::new(),

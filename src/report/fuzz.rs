@@ -1,86 +1,16 @@
 //! What a fuzz run tells: the human summary (seed, rate, findings by kind, each shrunk sequence,
-//! the rerun command), the check that each kept case reproduces the divergence through
-//! `memspec check --cases` (fails on the backend, passes on the reference), and the run as a
-//! check [`Report`] so that the JSON, JUnit, TAP and Markdown formats are the same as `check`'s.
+//! the rerun command, and whether each kept case reproduces the divergence through `memspec
+//! check --cases`), and the run as a check [`Report`] so that the JSON, JUnit, TAP, Markdown and
+//! HTML formats are the same as `check`'s.
 
 use std::fmt::Write;
 use std::time::Duration;
 
-use super::{Discovery, FuzzError, FuzzReport, keep::Kept};
-use crate::backend::BackendSpec;
-use crate::check::runner::{RunOptions, Selection};
-use crate::check::{self, CheckConfig, Loaded};
+use super::{Report, plural};
+use crate::fuzz::keep::Confirmed;
+use crate::fuzz::{Discovery, FuzzReport};
 use crate::judge::Fact;
 use crate::judge::grade::{CallRecord, CaseResult, Outcome, Phase};
-use crate::report::{Report, plural};
-use crate::spec::Spec;
-use crate::suite::load;
-
-/// What running a kept case with the check engine showed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Confirmed {
-    /// The case's outcome on the backend under test.
-    pub backend: Outcome,
-    /// Its outcome on the in-process reference.
-    pub reference: Outcome,
-}
-
-impl Confirmed {
-    /// Whether the case shows the divergence: it fails (or warns, for a SHOULD rule, or breaks)
-    /// on the backend and passes on the reference.
-    pub fn reproduces(&self) -> bool {
-        self.backend > Outcome::Pass && self.reference <= Outcome::Info
-    }
-}
-
-/// Runs a kept case through the check engine, on `backend` and on the reference.
-pub fn confirm(
-    kept: &Kept,
-    backend: &BackendSpec,
-    spec: &Spec,
-    timeout: Duration,
-) -> Result<Confirmed, FuzzError> {
-    let (suite, problems) = load::lint_files(
-        &[(format!("{}.json", kept.id), kept.case_file.clone())],
-        spec,
-    );
-    if let Some(problem) = problems.first() {
-        return Err(FuzzError::Harness(format!(
-            "the kept case {} does not load: {}",
-            kept.id, problem.message
-        )));
-    }
-    let loaded = Loaded {
-        spec: spec.clone(),
-        suite,
-    };
-    let outcome = |backend: &BackendSpec| -> Result<Outcome, FuzzError> {
-        let config = CheckConfig {
-            backend: backend.clone(),
-            selection: Selection::default(),
-            options: RunOptions {
-                jobs: 1,
-                timeout,
-                ..RunOptions::default()
-            },
-            baseline: None,
-            recheck: false,
-            clients: 1,
-        };
-        let report = check::check(&config, &loaded, Vec::new(), &|_| {}, &|_| {})
-            .map_err(|e| FuzzError::Harness(format!("cannot run the kept case: {e}")))?;
-        Ok(report
-            .results
-            .iter()
-            .map(|r| r.outcome)
-            .max()
-            .unwrap_or(Outcome::Skip))
-    };
-    Ok(Confirmed {
-        backend: outcome(backend)?,
-        reference: outcome(&BackendSpec::Reference(spec.revision()))?,
-    })
-}
 
 /// The one-line command that runs the same fuzz again: the backend's flags, the revision, the
 /// seed, and a step budget that reaches the sequence the divergence was found in.
@@ -88,7 +18,7 @@ pub fn rerun(backend_args: &[String], report: &FuzzReport) -> String {
     let mut command = String::from("memspec fuzz");
     for arg in backend_args {
         command.push(' ');
-        command.push_str(&crate::report::shell_quote(arg));
+        command.push_str(&super::shell_quote(arg));
     }
     let _ = write!(
         command,
@@ -282,7 +212,7 @@ pub fn as_report(report: &FuzzReport, repro_args: Vec<String>) -> Report {
                 calls: divergence
                     .actions
                     .iter()
-                    .flat_map(super::generate::Action::calls)
+                    .flat_map(crate::fuzz::generate::Action::calls)
                     .map(|input| CallRecord {
                         phase: Phase::Step,
                         input,
