@@ -75,7 +75,7 @@ fn main() {
         revision: memspec::spec::Revision::Ga2026,
     };
     let replayed_at = Instant::now();
-    let replayed = replay::replay(transcript, &options, spec.as_ref(), &mut |_, _| {})
+    let replayed = replay::replay(transcript, &options, spec.as_ref(), &memspec::events::Quiet)
         .unwrap_or_else(|e| fail(&e));
     let replay = replayed_at.elapsed();
     let counts: Vec<String> = replayed
@@ -262,7 +262,7 @@ fn long_child(path: &str) {
         revision: memspec::spec::Revision::Ga2026,
     };
     let started = Instant::now();
-    let replayed = replay::replay(transcript, &options, spec.as_ref(), &mut |_, _| {})
+    let replayed = replay::replay(transcript, &options, spec.as_ref(), &memspec::events::Quiet)
         .unwrap_or_else(|e| fail(&e));
     let replayed_in = started.elapsed();
     let (peak_replay, _) = memory();

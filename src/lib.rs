@@ -8,6 +8,9 @@
 //! - [`report`]: the one reporter: reports of every command's run in every format, the verdict.
 //! - [`check`], [`replay`], [`fuzz`]: the engines of `memspec check`, `memspec replay` (and
 //!   `record`) and `memspec fuzz`: what to run, in which order; fuzz beside check, not above it.
+//!   They emit [`events`] and never render: the report does.
+//! - [`race`]: several clients on one store, the engine `check` and `fuzz` both run.
+//! - [`events`]: the stream every engine emits (started, a case or a step done) into a sink.
 //! - [`serve`]: the reference backend served over protocol v1.
 //! - [`judge`]: THE judge: findings, outcomes, the witness, grading by a revision's rules,
 //!   causes ranked by harm.
@@ -29,11 +32,13 @@ pub mod backend;
 pub mod builtin;
 pub mod check;
 pub mod diff;
+pub mod events;
 pub mod exec;
 pub mod exit;
 pub mod fuzz;
 pub mod judge;
 pub mod protocol;
+pub mod race;
 pub mod reference;
 pub mod replay;
 pub mod report;

@@ -176,7 +176,7 @@ impl Baseline {
     pub fn apply(&self, suite: &Suite, results: &mut [CaseResult]) -> Vec<String> {
         let mut problems = Vec::new();
         // The races of `check --clients N` are results too, though no case file holds them.
-        let races: Vec<String> = crate::check::race::RACES
+        let races: Vec<String> = crate::race::RACES
             .iter()
             .map(|race| format!("race.{race}"))
             .collect();

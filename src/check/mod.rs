@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 pub mod baseline;
-pub mod race;
+
 pub mod runner;
 
 use baseline::{Baseline, BaselineError};
@@ -13,9 +13,9 @@ use runner::{RunError, RunOptions, Selection};
 
 use crate::backend::BackendSpec;
 use crate::builtin::Source;
+use crate::events::{Event, Sink, Stage};
 use crate::judge::cascade;
 use crate::judge::grade::{CaseResult, Outcome};
-use crate::report::Report;
 use crate::spec::{Revision, Spec, SpecError};
 use crate::suite::load::{self, LoadedCase, Suite, SuiteError};
 
@@ -33,7 +33,7 @@ pub struct CheckConfig {
     /// After a run on several workers, run the cases that failed or broke again, one at a
     /// time, and note those that do not fail alone (see [`RECHECK_FLOOR`]).
     pub recheck: bool,
-    /// With 2 or more, the races of [`crate::check::race`] are run after the cases, with this
+    /// With 2 or more, the races of [`crate::race`] are run after the cases, with this
     /// many processes of the backend on one store, and reported as `race.*` results.
     pub clients: usize,
 }
@@ -120,7 +120,7 @@ fn rule_hint(similar: &[String], total: usize) -> String {
 fn validate(selection: &Selection, suite: &Suite, races: bool) -> Result<(), SelectionError> {
     // With `--clients N` the races are results too: their area, rules and ids select.
     let race_ids: Vec<String> = if races {
-        crate::check::race::RACES
+        crate::race::RACES
             .iter()
             .map(|r| format!("race.{r}"))
             .collect()
@@ -143,7 +143,7 @@ fn validate(selection: &Selection, suite: &Suite, races: bool) -> Result<(), Sel
         .flat_map(|c| c.case.rules.iter().map(String::as_str))
         .collect();
     if races {
-        rules.extend(crate::check::race::RULES.iter().map(|r| r.as_str()));
+        rules.extend(crate::race::RULES.iter().map(|r| r.as_str()));
     }
     if let Some(rule) = selection.rules.iter().find(|r| !rules.contains(r.as_str())) {
         let prefix = rule.split('.').next().unwrap_or_default();
@@ -185,22 +185,39 @@ pub fn load(spec: &Source, cases: &Source, revision: Revision) -> Result<Loaded,
     Ok(Loaded { spec, suite })
 }
 
-/// Runs the selected cases and builds the report; `progress` sees each result as it completes,
-/// and `on_start` is told the number of selected cases first. `repro_args` are the arguments
-/// that select the same backend and suite again (`--backend …`, `--not-on-folder`, `--cases …`),
-/// used in the one-line command that reruns a case.
+/// A finished `check`: what its report shows, before the report layer adds how to rerun it.
+#[derive(Debug, Clone)]
+pub struct CheckRun {
+    /// The backend, as labelled.
+    pub backend: String,
+    /// The revision the run was judged by.
+    pub revision: Revision,
+    /// Whether SHOULD misses failed.
+    pub strict: bool,
+    /// One result per selected case, in suite order, then the races.
+    pub results: Vec<CaseResult>,
+    /// Baseline problems: stale entries, unknown cases, changed outcomes.
+    pub baseline_problems: Vec<String>,
+    /// Wall-clock time of the run.
+    pub elapsed: Duration,
+    /// Cases run at once.
+    pub workers: usize,
+    /// How the run went that is no case's result.
+    pub notes: Vec<String>,
+}
+
+/// Runs the selected cases; `events` is told [`Stage::Cases`] with the number of selected cases
+/// first, then each result as it completes ([`Event::Case`]).
 ///
 /// With `config.recheck`, a run on several workers in which cases failed or broke runs those
-/// cases again, one at a time on one worker with fresh processes (`on_start` is told their
-/// number, `progress` sees their results): when some do not fail alone, the report says so in a
-/// note. The results, and so the verdict, stay those of the run itself.
+/// cases again, one at a time on one worker with fresh processes ([`Stage::Recheck`], then their
+/// results): when some do not fail alone, the run says so in a note. The results, and so the
+/// verdict, stay those of the run itself.
 pub fn check(
     config: &CheckConfig,
     loaded: &Loaded,
-    repro_args: Vec<String>,
-    on_start: &dyn Fn(usize),
-    progress: &(dyn Fn(&CaseResult) + Sync),
-) -> Result<Report, CheckError> {
+    events: &dyn Sink,
+) -> Result<CheckRun, CheckError> {
     let revision = loaded.spec.revision();
     let baseline = config
         .baseline
@@ -210,7 +227,7 @@ pub fn check(
     validate(&config.selection, &loaded.suite, config.clients > 1)?;
     let selected = config.selection.apply(&loaded.suite);
     let races: Vec<&str> = if config.clients > 1 {
-        crate::check::race::RACES
+        crate::race::RACES
             .into_iter()
             .filter(|race| config.selection.selects_race(race))
             .collect()
@@ -222,12 +239,16 @@ pub fn check(
             total: loaded.suite.cases.len(),
         });
     }
-    on_start(selected.len());
+    events.event(Event::Started {
+        stage: Stage::Cases,
+        total: selected.len(),
+    });
+    let progress = |result: &CaseResult| events.event(Event::Case(result));
     let started = Instant::now();
     let ran = if selected.is_empty() {
         runner::Ran::default()
     } else {
-        runner::run_noted(&selected, &config.backend, &config.options, progress)?
+        runner::run_noted(&selected, &config.backend, &config.options, &progress)?
     };
     let mut results = ran.results;
     let elapsed = started.elapsed();
@@ -244,16 +265,14 @@ pub fn check(
             .copied()
             .filter(|c| failed.contains(c.case.id.as_str()))
             .collect();
-        notes.extend(recheck(
-            &failed, config, workers, elapsed, on_start, progress,
-        ));
+        notes.extend(recheck(&failed, config, workers, elapsed, events));
     }
     if !races.is_empty() {
         let timeouts = crate::backend::Timeouts {
             call: config.options.timeout,
             startup: config.options.startup,
         };
-        results.extend(crate::check::race::check_results(
+        results.extend(crate::race::check_results(
             &races,
             &config.backend,
             config.clients,
@@ -278,10 +297,9 @@ pub fn check(
         }
         None => Vec::new(),
     };
-    Ok(Report {
+    Ok(CheckRun {
         backend: config.backend.label(),
         revision,
-        repro_args,
         strict: config.options.strict,
         results,
         baseline_problems,
@@ -289,7 +307,6 @@ pub fn check(
         elapsed: started.elapsed(),
         workers,
         notes,
-        rerun: None,
     })
 }
 
@@ -304,13 +321,17 @@ fn recheck(
     config: &CheckConfig,
     workers: usize,
     elapsed: Duration,
-    on_start: &dyn Fn(usize),
-    progress: &(dyn Fn(&CaseResult) + Sync),
+    events: &dyn Sink,
 ) -> Option<String> {
     if failed.is_empty() {
         return None;
     }
-    on_start(failed.len());
+    events.event(Event::Started {
+        stage: Stage::Recheck,
+        total: failed.len(),
+    });
+    let progress = |result: &CaseResult| events.event(Event::Case(result));
+    let progress = &progress;
     let options = RunOptions {
         jobs: 1,
         ..config.options.clone()

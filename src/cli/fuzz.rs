@@ -1,20 +1,26 @@
 //! `fuzz`: random command sequences against a backend and the reference, divergences shrunk and
 //! kept as cases and transcripts.
 
-use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressStyle};
-
 use super::check::{Format, clean_up_on_signals};
+use super::progress::Progress;
 use super::{
     Dirs, EXIT_BACKEND_BROKE, EXIT_NOT_CONFORMANT, EXIT_USAGE, fail, print_out, say, write_failed,
 };
+use memspec::backend::BackendSpec;
+use memspec::check::runner::{RunOptions, Selection};
+use memspec::check::{self, CheckConfig, Loaded};
+use memspec::events::Quiet;
 use memspec::exit::Classified;
-use memspec::fuzz::{self, Budget, FuzzOptions, report};
+use memspec::fuzz::keep::{Confirmed, Kept};
+use memspec::fuzz::{self, Budget, FuzzOptions};
+use memspec::judge::grade::Outcome;
+use memspec::report::fuzz as report;
 use memspec::spec::Spec;
+use memspec::suite::load;
 
 /// `--time` when neither it nor `--steps` is given, in seconds.
 const DEFAULT_TIME: f64 = 60.0;
@@ -99,25 +105,10 @@ pub(crate) fn run_fuzz(args: &FuzzArgs) -> ExitCode {
         shrink: !args.no_shrink,
         out: args.output.clone(),
     };
-    let bar = ProgressBar::hidden();
-    if io::stderr().is_terminal() {
-        let (template, length) = match budget {
-            Budget::Steps(steps) => ("{bar:40} {pos}/{len} steps {elapsed}", steps as u64),
-            Budget::Time(limit) => (
-                "{spinner} {pos} steps, {elapsed} of {len}s",
-                limit.as_secs(),
-            ),
-        };
-        bar.set_style(
-            ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar.set_length(length);
-        bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-    }
     say(&format!("fuzzing with seed {seed}"));
-    let progress = |steps: usize| bar.set_position(steps as u64);
+    let progress = Progress::stderr();
     let result = fuzz::fuzz(&options, &spec, &progress);
-    bar.finish_and_clear();
+    progress.finish();
     let fuzzed = match result {
         Ok(fuzzed) => fuzzed,
         Err(e) => return fail(e.exit().code(), &e),
@@ -125,7 +116,7 @@ pub(crate) fn run_fuzz(args: &FuzzArgs) -> ExitCode {
     let mut confirmed = Vec::new();
     for divergence in &fuzzed.divergences {
         confirmed.push(divergence.kept.as_ref().and_then(|kept| {
-            report::confirm(kept, &backend, &spec, options.timeout)
+            confirm(kept, &backend, &spec, options.timeout)
                 .map_err(|e| say(&format!("could not run the kept case {}: {e}", kept.id)))
                 .ok()
         }));
@@ -187,4 +178,53 @@ fn backend_args(args: &FuzzArgs) -> Vec<String> {
         out.push("--not-on-folder".to_string());
     }
     out
+}
+
+/// Runs a kept case through the check engine, on `backend` and on the reference.
+fn confirm(
+    kept: &Kept,
+    backend: &BackendSpec,
+    spec: &Spec,
+    timeout: Duration,
+) -> Result<Confirmed, String> {
+    let (suite, problems) = load::lint_files(
+        &[(format!("{}.json", kept.id), kept.case_file.clone())],
+        spec,
+    );
+    if let Some(problem) = problems.first() {
+        return Err(format!(
+            "the kept case {} does not load: {}",
+            kept.id, problem.message
+        ));
+    }
+    let loaded = Loaded {
+        spec: spec.clone(),
+        suite,
+    };
+    let outcome = |backend: &BackendSpec| -> Result<Outcome, String> {
+        let config = CheckConfig {
+            backend: backend.clone(),
+            selection: Selection::default(),
+            options: RunOptions {
+                jobs: 1,
+                timeout,
+                ..RunOptions::default()
+            },
+            baseline: None,
+            recheck: false,
+            clients: 1,
+        };
+        let run = check::check(&config, &loaded, &Quiet)
+            .map_err(|e| format!("cannot run the kept case: {e}"))?;
+        Ok(run
+            .results
+            .iter()
+            .map(|r| r.outcome)
+            .max()
+            .unwrap_or(Outcome::Skip))
+    };
+    Ok(Confirmed {
+        backend: outcome(backend)?,
+        reference: outcome(&BackendSpec::Reference(spec.revision()))?,
+    })
 }

@@ -18,6 +18,7 @@
 
 mod check;
 mod fuzz;
+mod progress;
 mod reference;
 mod replay;
 mod reports;

@@ -87,7 +87,8 @@ impl Progress {
         };
         // Style first: showing the bar draws it at once.
         self.bar.set_style(
-            ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template(&template)
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         self.bar.set_length(total as u64);
         self.bar.set_position(0);

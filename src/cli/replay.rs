@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use super::progress::Progress;
 use clap::ValueEnum;
-use indicatif::{ProgressBar, ProgressStyle};
 
 use super::check::clean_up_on_signals;
 use super::{
@@ -137,7 +137,8 @@ pub(crate) struct RecordArgs {
 }
 
 pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
-    use memspec::replay::{self, Conclusion, ReplayOptions, report};
+    use memspec::replay::{self, Conclusion, ReplayOptions};
+    use memspec::report::replay as report;
     let interactive = !args.report && !args.check;
     if interactive && !io::stdout().is_terminal() {
         return fail(EXIT_USAGE, &memspec::tui::TuiError::NotATerminal);
@@ -196,12 +197,9 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
         check: args.check,
         revision,
     };
-    let bar = progress_bar();
-    let replayed = replay::replay(transcript, &options, spec.as_ref(), &mut |done, total| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-    });
-    bar.finish_and_clear();
+    let progress = Progress::stderr();
+    let replayed = replay::replay(transcript, &options, spec.as_ref(), &progress);
+    progress.finish();
     let replayed = match replayed {
         Ok(replayed) => replayed,
         Err(e) => return fail(e.exit().code(), &e),
@@ -327,15 +325,4 @@ fn seed(args: &ReplayArgs, header: Option<&memspec::transcript::SessionHeader>) 
         (Some(given), None) => Some(given.clone()),
         (None, recorded) => recorded,
     }
-}
-
-/// A progress bar on stderr when it is a terminal, hidden otherwise.
-pub(crate) fn progress_bar() -> ProgressBar {
-    if !io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    ProgressBar::new(0).with_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} calls")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    )
 }

@@ -233,3 +233,21 @@ fn shorten(text: &str, max: usize) -> String {
         None => text.to_string(),
     }
 }
+
+/// What running a kept case with the check engine showed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Confirmed {
+    /// The case's outcome on the backend under test.
+    pub backend: crate::judge::grade::Outcome,
+    /// Its outcome on the in-process reference.
+    pub reference: crate::judge::grade::Outcome,
+}
+
+impl Confirmed {
+    /// Whether the case shows the divergence: it fails (or warns, for a SHOULD rule, or breaks)
+    /// on the backend and passes on the reference.
+    pub fn reproduces(&self) -> bool {
+        self.backend > crate::judge::grade::Outcome::Pass
+            && self.reference <= crate::judge::grade::Outcome::Info
+    }
+}

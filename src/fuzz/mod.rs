@@ -11,7 +11,6 @@
 pub use crate::judge::{facts, model};
 pub mod generate;
 pub mod keep;
-pub mod report;
 pub mod shrink;
 pub mod trial;
 
@@ -24,9 +23,10 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::backend::{BackendSpec, DEFAULT_STARTUP, Timeouts};
-use crate::check::race;
+use crate::events::{Event, Sink, Stage};
 use crate::exec::Fault;
 use crate::judge::{Fact, Finding};
+use crate::race;
 use crate::rng::Rng;
 use crate::spec::{Revision, Spec};
 use generate::{Action, Generator};
@@ -161,9 +161,6 @@ impl FuzzReport {
     }
 }
 
-/// What a worker reports as it goes: calls made so far.
-pub type Progress<'a> = &'a (dyn Fn(usize) + Sync);
-
 /// The seed of sequence `index` of a run seeded `seed`.
 pub fn sequence_seed(seed: u64, index: usize) -> u64 {
     Rng::new(seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).next_u64()
@@ -178,7 +175,7 @@ struct Run<'a> {
     steps: AtomicUsize,
     stop: AtomicBool,
     state: Mutex<State>,
-    progress: Progress<'a>,
+    events: &'a dyn Sink,
 }
 
 #[derive(Default)]
@@ -213,7 +210,10 @@ impl Run<'_> {
 
     fn counted(&self, calls: usize) {
         let total = self.steps.fetch_add(calls, Ordering::SeqCst) + calls;
-        (self.progress)(total);
+        self.events.event(Event::Progress {
+            done: total,
+            last: None,
+        });
     }
 
     /// Records a finding; says whether the run goes on.
@@ -237,12 +237,20 @@ impl Run<'_> {
 }
 
 /// Runs the fuzzer until its budget is spent (or, without `keep_going`, the first divergence is
-/// shrunk and kept); `progress` is told the number of calls made so far.
+/// shrunk and kept); `events` is told [`Stage::Fuzz`] with the step budget (0 for a time
+/// budget), then the number of calls made so far.
 pub fn fuzz(
     options: &FuzzOptions,
     spec: &Spec,
-    progress: Progress<'_>,
+    events: &dyn Sink,
 ) -> Result<FuzzReport, FuzzError> {
+    events.event(Event::Started {
+        stage: Stage::Fuzz,
+        total: match options.budget {
+            Budget::Steps(steps) => steps,
+            Budget::Time(_) => 0,
+        },
+    });
     let run = Run {
         options,
         spec,
@@ -251,7 +259,7 @@ pub fn fuzz(
         steps: AtomicUsize::new(0),
         stop: AtomicBool::new(false),
         state: Mutex::new(State::default()),
-        progress,
+        events,
     };
     let jobs = options.jobs.max(1);
     std::thread::scope(|scope| {

@@ -114,7 +114,7 @@ pub fn run(
         transcript(actions, "fuzz"),
         &options,
         Some(spec),
-        &mut |_, _| {},
+        &crate::events::Quiet,
         &mut session,
     );
     *kept = Some(session);

@@ -6,7 +6,6 @@
 
 mod engine;
 pub mod record;
-pub mod report;
 pub mod scratch;
 pub mod verdict;
 
@@ -24,7 +23,9 @@ use crate::backend::BackendSpec;
 use crate::exec::tree::Tree;
 use crate::judge::grade::Outcome;
 use crate::judge::{Finding, Pair};
+use crate::protocol::ToolResult;
 use crate::spec::Revision;
+use crate::transcript::ToolCall;
 use crate::transcript::Transcript;
 
 /// How to replay.
@@ -339,4 +340,20 @@ impl ReplayError {
 
 fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u64(d.as_millis() as u64)
+}
+
+/// The two results a pair compares, (expected side, actual side).
+pub fn texts<'a>(
+    call: &'a ToolCall,
+    step: &'a Step,
+    pair: Pair,
+) -> Option<(&'a ToolResult, &'a ToolResult)> {
+    let backend = step.backend.as_ref().and_then(Answer::result);
+    let reference = step.reference.as_ref().and_then(Answer::result);
+    let recorded = call.recorded.as_ref();
+    match pair {
+        Pair::BackendReference => Some((reference?, backend?)),
+        Pair::RecordedReference => Some((reference?, recorded?)),
+        Pair::RecordedBackend => Some((recorded?, backend?)),
+    }
 }

@@ -2,9 +2,11 @@
 
 pub mod colour;
 pub mod formats;
+pub mod fuzz;
 pub mod html;
 pub mod human;
 pub mod matrix;
+pub mod replay;
 pub mod text;
 
 use std::collections::BTreeMap;
@@ -99,6 +101,26 @@ pub struct Report {
     /// The command that reruns any result, when it is not `check --case ID` (a replay's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rerun: Option<String>,
+}
+
+impl Report {
+    /// The report of a finished `check`: `repro_args` are the arguments that select the same
+    /// backend and suite again (`--backend …`, `--not-on-folder`, `--cases …`), used in the
+    /// one-line command that reruns a case.
+    pub fn of_check(run: crate::check::CheckRun, repro_args: Vec<String>) -> Report {
+        Report {
+            backend: run.backend,
+            revision: run.revision,
+            repro_args,
+            strict: run.strict,
+            results: run.results,
+            baseline_problems: run.baseline_problems,
+            elapsed: run.elapsed,
+            workers: run.workers,
+            notes: run.notes,
+            rerun: None,
+        }
+    }
 }
 
 /// What the exit code says.

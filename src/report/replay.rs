@@ -6,11 +6,11 @@ use std::fmt::Write;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::replay::verdict::Kind;
-use crate::replay::{Answer, Conclusion, FailOn, LaneVerdict, Replay, Step, texts};
 use crate::diff::{Glyphs, push_report_diff};
 use crate::judge::Pair;
 use crate::protocol::ToolResult;
+use crate::replay::verdict::Kind;
+use crate::replay::{Answer, Conclusion, FailOn, LaneVerdict, Replay, Step, texts};
 use crate::spec::Spec;
 use crate::transcript::ToolCall;
 
@@ -93,7 +93,7 @@ fn raw_text(replay: &Replay, spec: Option<&Spec>, detail: Detail, fail_on: FailO
                 call.summary(),
                 kind.label()
             );
-        } else if step.verdict.reason.as_deref() == Some(super::NO_RECORDED_ANSWER)
+        } else if step.verdict.reason.as_deref() == Some(crate::replay::NO_RECORDED_ANSWER)
             && !kind.diverges()
         {
             let _ = writeln!(
@@ -358,7 +358,7 @@ struct JsonStep<'a> {
     backend: Option<&'a Answer>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reference: Option<&'a Answer>,
-    verdict: &'a super::StepVerdict,
+    verdict: &'a crate::replay::StepVerdict,
     changed: bool,
 }
 

@@ -176,8 +176,9 @@ fn by_check(loaded: &Loaded, row: &Row) -> Grade {
         recheck: false,
         clients: 1,
     };
-    let report = memspec::check::check(&config, loaded, Vec::new(), &|_| {}, &|_| {})
+    let run = memspec::check::check(&config, loaded, &memspec::events::Quiet)
         .unwrap_or_else(|e| panic!("check {}: {e}", row.case));
+    let report = memspec::report::Report::of_check(run, Vec::new());
     assert_eq!(report.results.len(), 1, "{}", row.case);
     if report.results.iter().any(|r| r.outcome == Outcome::Error) {
         return broke();
@@ -232,9 +233,13 @@ fn by_replay(loaded: &Loaded, row: &Row) -> Grade {
         check: false,
         revision: loaded.spec.revision(),
     };
-    let replayed =
-        memspec::replay::replay(transcript, &options, Some(&loaded.spec), &mut |_, _| {})
-            .unwrap_or_else(|e| panic!("replay {}: {e}", row.case));
+    let replayed = memspec::replay::replay(
+        transcript,
+        &options,
+        Some(&loaded.spec),
+        &memspec::events::Quiet,
+    )
+    .unwrap_or_else(|e| panic!("replay {}: {e}", row.case));
     if replayed
         .steps
         .iter()

@@ -36,7 +36,7 @@ impl Selection {
         (self.ids.is_empty() || self.ids.iter().any(|p| glob(p, &id)))
             && (self.areas.is_empty() || self.areas.iter().any(|a| a == "races"))
             && (self.rules.is_empty()
-                || crate::check::race::RULES
+                || crate::race::RULES
                     .iter()
                     .any(|r| self.rules.iter().any(|s| s == r.as_str())))
             && (self.levels.is_empty() || self.levels.contains(&Level::Should))

@@ -178,7 +178,7 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
             recheck: false,
             clients: 1,
         };
-        match check::check(&config, &loaded, Vec::new(), &|_| {}, &|_| {}) {
+        match check::check(&config, &loaded, &memspec::events::Quiet) {
             Ok(report) => columns.push(report::matrix::Column {
                 name,
                 results: report.results,

@@ -1,22 +1,18 @@
 //! `check` itself: its arguments turned into the run's configuration (the backend, the
 //! selection, the options), the run, and its progress on stderr.
 
-use std::io::{self, IsTerminal};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
-
-use indicatif::{ProgressBar, ProgressStyle};
+use std::time::Duration;
 
 use super::args::{CheckArgs, repro_args};
 use super::clean_up_on_signals;
 use super::outputs::write_outputs;
-use crate::cli::{EXIT_USAGE, check_output_path, fail, say};
+use crate::cli::progress::Progress;
+use crate::cli::{EXIT_USAGE, check_output_path, fail};
 use memspec::check::runner::{self, RunOptions, Selection};
 use memspec::check::{self, CheckConfig};
 use memspec::exit::Classified;
-
-/// How often a run that is not on a terminal says how far it got.
-const PROGRESS_EVERY: Duration = Duration::from_secs(30);
+use memspec::report::Report;
 
 pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
     clean_up_on_signals();
@@ -84,61 +80,12 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
         Ok(loaded) => loaded,
         Err(e) => return fail(EXIT_USAGE, &e),
     };
-    let bar = ProgressBar::hidden();
-    // The first start is the run's; a second one is the recheck of its failures, alone.
-    let starts = std::cell::Cell::new(0usize);
-    let on_start = |n: usize| {
-        let recheck = starts.replace(starts.get() + 1) > 0;
-        if recheck {
-            bar.suspend(|| {
-                say(&format!(
-                    "rechecking the cases that failed or broke ({n}), one at a time (-j 1; --no-recheck skips this)"
-                ));
-            });
-        }
-        if io::stderr().is_terminal() {
-            // Style first: showing the bar draws it at once.
-            bar.set_style(
-                ProgressStyle::with_template("{prefix}{bar:40} {pos}/{len} cases {msg}")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
-            );
-            bar.set_prefix(if recheck { "alone: " } else { "" });
-            bar.set_length(n as u64);
-            bar.set_position(0);
-            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-        }
+    let progress = Progress::stderr();
+    let run = check::check(&config, &loaded, &progress);
+    progress.finish();
+    let report = match run {
+        Ok(run) => Report::of_check(run, repro_args(args)),
+        Err(e) => return fail(e.exit().code(), &e),
     };
-    // Off a terminal (a CI log) the bar is hidden: a plain line every PROGRESS_EVERY instead,
-    // so that a slow backend's run says it is alive in every format.
-    let plain =
-        (!io::stderr().is_terminal()).then(|| std::sync::Mutex::new((Instant::now(), 0usize)));
-    let started = Instant::now();
-    let total = config.selection.apply(&loaded.suite).len();
-    let progress = |result: &memspec::judge::grade::CaseResult| {
-        bar.inc(1);
-        bar.set_message(result.id.clone());
-        if let Some(plain) = &plain
-            && let Ok(mut state) = plain.lock()
-        {
-            state.1 += 1;
-            if state.0.elapsed() >= PROGRESS_EVERY {
-                state.0 = Instant::now();
-                say(&format!(
-                    "{} of {total} cases done in {} s (last: {})",
-                    state.1,
-                    started.elapsed().as_secs(),
-                    result.id
-                ));
-            }
-        }
-    };
-    let report = match check::check(&config, &loaded, repro_args(args), &on_start, &progress) {
-        Ok(report) => report,
-        Err(e) => {
-            bar.finish_and_clear();
-            return fail(e.exit().code(), &e);
-        }
-    };
-    bar.finish_and_clear();
     write_outputs(args, &report, &loaded.spec)
 }

@@ -21,6 +21,7 @@ use super::scratch;
 use super::verdict::{self, Results, StepVerdict};
 use super::{Answer, Replay, ReplayError, ReplayOptions, Step};
 use crate::backend::{BackendSpec, DEFAULT_STARTUP, Timeouts};
+use crate::events::{Event, Sink, Stage};
 use crate::exec::{Fault, Session};
 use crate::judge::Check;
 use crate::judge::Pair;
@@ -36,19 +37,20 @@ use differences::{file_differences, tree_divergence};
 use drift::{At, CHANGES_STORE, Drift};
 use folders::{Change, Folders, change_of};
 
-/// Replays every memory call of `transcript`; `progress` is told (done, total) as it goes.
+/// Replays every memory call of `transcript`; `events` is told [`Stage::Steps`] with their
+/// number, then how many are done as it goes.
 pub fn replay(
     transcript: Transcript,
     options: &ReplayOptions,
     spec: Option<&Spec>,
-    progress: &mut dyn FnMut(usize, usize),
+    events: &dyn Sink,
 ) -> Result<Replay, ReplayError> {
     // The backend under test, started clean, and again after it breaks (on the same folder,
     // so a filesystem backend keeps its state), until it has broken too often in a row.
     let seed = scratch::Named::load(options.seed.as_deref())?;
     let (mut backend, notes) =
         scratch::clean_session(&options.backend, seed.as_ref(), timeouts(options))?;
-    let replayed = replay_in(transcript, options, spec, progress, &mut backend);
+    let replayed = replay_in(transcript, options, spec, events, &mut backend);
     backend.discard();
     replayed.map(|replayed| Replay {
         planted: notes,
@@ -71,7 +73,7 @@ pub fn replay_in(
     transcript: Transcript,
     options: &ReplayOptions,
     spec: Option<&Spec>,
-    progress: &mut dyn FnMut(usize, usize),
+    events: &dyn Sink,
     backend: &mut Session,
 ) -> Result<Replay, ReplayError> {
     let started = Instant::now();
@@ -85,6 +87,10 @@ pub fn replay_in(
     let mut folders = Folders::new(backend.sandbox(), &reference_box, on_folder, !trusted);
     let total = transcript.calls.len();
     let mut steps = Vec::with_capacity(total);
+    events.event(Event::Started {
+        stage: Stage::Steps,
+        total,
+    });
     // What each side's store is, as far as it differs from the reference's.
     let mut backend_drift = Drift::default();
     let mut recorded_drift = Drift::default();
@@ -97,7 +103,10 @@ pub fn replay_in(
     // afterwards is blamed on.
     let mut last_change: Option<Value> = None;
     for (index, call) in transcript.calls.iter().enumerate() {
-        progress(index, total);
+        events.event(Event::Progress {
+            done: index,
+            last: None,
+        });
         if !call.is_memory() {
             steps.push(Step {
                 backend: None,
@@ -325,7 +334,10 @@ pub fn replay_in(
             backend_micros,
         });
     }
-    progress(total, total);
+    events.event(Event::Progress {
+        done: total,
+        last: None,
+    });
     Ok(Replay {
         transcript,
         backend: options.backend.label(),

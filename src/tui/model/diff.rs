@@ -4,7 +4,7 @@
 use super::source::texts_of;
 use super::{App, Source, Tab};
 use crate::diff::{CONTEXT_LINES, thousands};
-use crate::replay::report::texts;
+use crate::replay::texts;
 use crate::tui::fold::Folded;
 use crate::tui::view;
 

@@ -5,7 +5,7 @@ use super::{App, Tab};
 use crate::judge::Check;
 use crate::judge::Pair;
 use crate::replay::Replay;
-use crate::replay::report::texts;
+use crate::replay::texts;
 
 /// What the diff pane compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -185,7 +185,7 @@ fn review_accepts_changes_into_the_golden_file() {
     };
     let open = || {
         let transcript = transcript::read(&golden, None).unwrap_or_else(|e| panic!("{e}"));
-        replay::replay(transcript, &options, Some(&spec()), &mut |_, _| {})
+        replay::replay(transcript, &options, Some(&spec()), &memspec::events::Quiet)
             .unwrap_or_else(|e| panic!("{e}"))
     };
     let mut app = App::new(open(), Some(spec()), Options { mouse: false });
@@ -256,7 +256,7 @@ fn rejecting_keeps_the_golden_file_untouched() {
         check: false,
         revision: memspec::spec::Revision::Ga2026,
     };
-    let replayed = replay::replay(transcript, &options, Some(&spec()), &mut |_, _| {})
+    let replayed = replay::replay(transcript, &options, Some(&spec()), &memspec::events::Quiet)
         .unwrap_or_else(|e| panic!("{e}"));
     let mut app = App::new(replayed, None, Options { mouse: false });
     app.apply(Action::Reject);

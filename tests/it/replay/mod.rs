@@ -69,7 +69,7 @@ pub fn replay_with(name: &str, backend: BackendSpec, check: bool) -> Replay {
         check,
         revision: memspec::spec::Revision::Ga2026,
     };
-    replay::replay(read(name), &options, Some(&spec()), &mut |_, _| {})
+    replay::replay(read(name), &options, Some(&spec()), &memspec::events::Quiet)
         .unwrap_or_else(|e| panic!("{e}"))
 }
 

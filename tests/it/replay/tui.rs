@@ -289,8 +289,9 @@ fn long_view(lines: usize, filler: &str, changed: &[usize]) -> Replay {
         check: false,
         revision: memspec::spec::Revision::Ga2026,
     };
-    let mut replayed = memspec::replay::replay(transcript, &options, Some(&spec()), &mut |_, _| {})
-        .unwrap_or_else(|e| panic!("{e}"));
+    let mut replayed =
+        memspec::replay::replay(transcript, &options, Some(&spec()), &memspec::events::Quiet)
+            .unwrap_or_else(|e| panic!("{e}"));
     // Snapshots must not name the temporary folder.
     replayed.transcript.source = "long-view.messages.json".to_string();
     replayed

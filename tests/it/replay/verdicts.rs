@@ -141,7 +141,7 @@ fn replay_file(
         revision: memspec::spec::Revision::Ga2026,
     };
     let transcript = transcript::read(file.path(), None).unwrap_or_else(|e| panic!("{e}"));
-    replay::replay(transcript, &options, Some(&spec()), &mut |_, _| {})
+    replay::replay(transcript, &options, Some(&spec()), &memspec::events::Quiet)
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
