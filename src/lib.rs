@@ -4,7 +4,7 @@
 //!
 //! - [`tui`]: the replay TUI, over replay's results.
 //! - [`exit`]: how a run ends, the class every error of the commands maps into.
-//! - [`schemas`]: the JSON Schemas of the case, spec and report files, from the types.
+//! - [`schema_files`]: the JSON Schemas of the case, spec and report files, from the types.
 //! - [`report`]: the one reporter: reports of every command's run in every format, the verdict.
 //! - [`check`], [`replay`], [`fuzz`]: the engines of `memspec check`, `memspec replay` (and
 //!   `record`) and `memspec fuzz`: what to run, in which order; fuzz beside check, not above it.
@@ -44,7 +44,7 @@ pub mod replay;
 pub mod report;
 pub mod rng;
 pub mod schema;
-pub mod schemas;
+pub mod schema_files;
 pub mod serve;
 pub mod spec;
 pub mod suite;

@@ -20,9 +20,6 @@ use crate::protocol::ToolResult;
 use crate::rng::Rng;
 use crate::spec::{Revision, RuleId, Spec, known};
 
-/// The rules the races check.
-pub use crate::spec::known::RACE_RULES as RULES;
-
 /// The races, by name.
 pub const RACES: [&str; 4] = ["create-create", "edit-edit", "rename-view", "delete-create"];
 
@@ -496,7 +493,10 @@ pub fn check_results(
                 ),
                 level: crate::spec::Level::Should,
                 hostile: false,
-                rules: RULES.iter().map(ToString::to_string).collect(),
+                rules: crate::spec::known::RACE_RULES
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect(),
                 outcome,
                 reason,
                 findings,

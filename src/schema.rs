@@ -1,6 +1,6 @@
 //! The building blocks of memspec's JSON Schemas that the types of every layer name in their
 //! `#[schemars]` attributes: id patterns, markers, maps, and the form a report's text takes.
-//! The schema files themselves are made by [`crate::schemas`], above the layers whose types
+//! The schema files themselves are made by [`crate::schema_files`], above the layers whose types
 //! they describe.
 
 use std::borrow::Cow;

@@ -143,7 +143,7 @@ fn validate(selection: &Selection, suite: &Suite, races: bool) -> Result<(), Sel
         .flat_map(|c| c.case.rules.iter().map(String::as_str))
         .collect();
     if races {
-        rules.extend(crate::race::RULES.iter().map(|r| r.as_str()));
+        rules.extend(crate::spec::known::RACE_RULES.iter().map(|r| r.as_str()));
     }
     if let Some(rule) = selection.rules.iter().find(|r| !rules.contains(r.as_str())) {
         let prefix = rule.split('.').next().unwrap_or_default();

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::schema as schemas;
+use crate::schema;
 
 /// Something made in the memories folder (`path` is relative to it) before the case runs.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -29,7 +29,7 @@ pub enum FixtureKind {
     /// A UTF-8 text file.
     Text(String),
     /// A file of raw bytes, hex-encoded (for non-UTF-8 content).
-    BytesHex(#[schemars(regex(pattern = schemas::HEX))] String),
+    BytesHex(#[schemars(regex(pattern = schema::HEX))] String),
     /// A file of `count` copies of `line` each followed by `\n` (large files).
     Repeat {
         /// The line, without its newline.
@@ -41,14 +41,14 @@ pub enum FixtureKind {
         final_newline: bool,
     },
     /// An empty folder.
-    Dir(#[schemars(schema_with = "schemas::always_true")] bool),
+    Dir(#[schemars(schema_with = "schema::always_true")] bool),
     /// A symbolic link; `{base}` and `{memories}` in the target are replaced by absolute paths;
     /// a relative target is relative to the link's folder.
     Symlink(#[schemars(length(min = 1))] String),
     /// A hard link to an existing file (`{base}` and `{memories}` replaced as for symlinks).
     Hardlink(#[schemars(length(min = 1))] String),
     /// A named pipe.
-    Fifo(#[schemars(schema_with = "schemas::always_true")] bool),
+    Fifo(#[schemars(schema_with = "schema::always_true")] bool),
 }
 
 fn yes() -> bool {

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::model::{Expected, Model, Oracle, ROOT, lines_of};
+use crate::judge::model::{Expected, Model, Oracle, ROOT, lines_of};
 use crate::rng::Rng;
 use crate::spec::Level;
 use crate::spec::{Revision, Spec};
@@ -215,7 +215,7 @@ impl Generator {
             "rename" => "new_path",
             _ => "path",
         };
-        let path = super::model::normal(input.get(field).and_then(Value::as_str)?);
+        let path = crate::judge::model::normal(input.get(field).and_then(Value::as_str)?);
         if (command == "delete" || field == "old_path") && self.rng.chance(50) {
             return Some(json!({"command": "view", "path": path}));
         }
@@ -349,7 +349,7 @@ impl Generator {
                 .unwrap_or_else(|| self.new_path(model)),
             _ => self.new_path(model),
         };
-        if self.revision == Revision::Ga2026 && model.is_file(&super::model::normal(&path)) {
+        if self.revision == Revision::Ga2026 && model.is_file(&crate::judge::model::normal(&path)) {
             return Action::Call(self.listing(model));
         }
         let text = self.content();

@@ -9,9 +9,9 @@ use serde_json::{Value, json};
 
 use super::FuzzError;
 use super::generate::Action;
-use super::model::{Model, lines_of};
 use super::trial::{Located, reference_run};
 use crate::judge::Fact;
+use crate::judge::model::{Model, lines_of};
 use crate::judge::rules;
 use crate::protocol::ToolResult;
 use crate::spec::{Spec, known};
@@ -44,7 +44,7 @@ pub fn keep(actions: &[Action], located: &Located, spec: &Spec) -> Result<Kept, 
     let mut steps = Vec::new();
     for (
         index,
-        super::model::Expected {
+        crate::judge::model::Expected {
             input,
             answer,
             model,
@@ -165,8 +165,8 @@ fn effects(model: &Model, inputs: &[&Value]) -> Vec<Value> {
             let Some(path) = input.get(field).and_then(Value::as_str) else {
                 continue;
             };
-            let path = super::model::normal(path);
-            if path != super::model::ROOT
+            let path = crate::judge::model::normal(path);
+            if path != crate::judge::model::ROOT
                 && !model.is_file(&path)
                 && !model.is_dir(&path)
                 && !absent.contains(&path)
@@ -187,13 +187,13 @@ fn effects(model: &Model, inputs: &[&Value]) -> Vec<Value> {
 /// A path a backend may rightly refuse to look up at all (pattern characters): never an effect.
 fn exotic_path(path: &str) -> bool {
     path.chars()
-        .any(|c| super::facts::PATTERN_CHARACTERS.contains(c))
+        .any(|c| crate::judge::facts::PATTERN_CHARACTERS.contains(c))
 }
 
 /// A listing as the suite's matcher: the reference's header, then one template per entry the
 /// store holds there, any size.
 fn listing_matcher(input: &Value, text: &str, model: &Model) -> Value {
-    let folder = super::model::normal(
+    let folder = crate::judge::model::normal(
         input
             .get("path")
             .and_then(Value::as_str)

@@ -8,7 +8,6 @@
 //! restarts, confinement and folder checks); nothing here starts a backend any other way. Runs
 //! are deterministic from the seed: sequence `k` of seed `s` is the same in every run.
 
-pub use crate::judge::{facts, model};
 pub mod generate;
 pub mod keep;
 pub mod shrink;
@@ -25,12 +24,12 @@ use serde::Serialize;
 use crate::backend::{BackendSpec, DEFAULT_STARTUP, Timeouts};
 use crate::events::{Event, Sink, Stage};
 use crate::exec::Fault;
+use crate::judge::model::Oracle;
 use crate::judge::{Fact, Finding};
 use crate::race;
 use crate::rng::Rng;
 use crate::spec::{Revision, Spec};
 use generate::{Action, Generator};
-use model::Oracle;
 use trial::Located;
 
 /// How long a fuzz run goes on.

@@ -5,12 +5,12 @@
 use std::time::Duration;
 
 use super::FuzzError;
-use super::facts::{self, Judged};
 use super::generate::Action;
-use super::model::{Expected, Oracle};
 use crate::backend::BackendSpec;
 use crate::exec::{Reset, Session};
 use crate::judge::Finding;
+use crate::judge::facts::{self, Judged};
+use crate::judge::model::{Expected, Oracle};
 use crate::replay::scratch;
 use crate::replay::{self, ReplayOptions};
 use crate::spec::Spec;
@@ -142,7 +142,7 @@ pub fn run(
         open: None,
         backend_time,
     };
-    let empty = super::model::Model::default();
+    let empty = crate::judge::model::Model::default();
     let mut before = &empty;
     for (index, (step, expected)) in replayed.steps.iter().zip(&expected).enumerate() {
         trial.calls = index + 1;

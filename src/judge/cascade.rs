@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::grade::{CaseResult, Outcome};
 use super::{Cause, Check, Finding, Harm};
+use crate::spec::Level;
 use crate::spec::RuleId;
-use crate::suite::case::Level;
 
 /// Commands that change the store: a fault in one changes what every later call sees.
 const CHANGES_STORE: [&str; 5] = ["create", "str_replace", "insert", "delete", "rename"];

@@ -12,7 +12,7 @@ use regex::Regex;
 /// Whether a normalisation is a dialect (another implementation's wording) or a decision of
 /// the reference where the spec is silent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum Allowance {
     /// A known dialect: the text is another implementation's wording of the same answer.
     Dialect,
     /// The spec leaves this open; the reference decided (an INFO rule).
@@ -21,7 +21,7 @@ pub enum Kind {
 
 struct Normaliser {
     name: &'static str,
-    kind: Kind,
+    kind: Allowance,
     rule: &'static str,
     apply: fn(&str) -> String,
 }
@@ -49,13 +49,13 @@ const SDK_SNIPPET: &str =
 const NORMALISERS: &[Normaliser] = &[
     Normaliser {
         name: "error-prefix",
-        kind: Kind::Dialect,
+        kind: Allowance::Dialect,
         rule: "decide.error-prefix",
         apply: |text| text.strip_prefix("Error: ").unwrap_or(text).to_string(),
     },
     Normaliser {
         name: "python-sdk-listing-header",
-        kind: Kind::Dialect,
+        kind: Allowance::Dialect,
         rule: "view.dir.header",
         apply: |text| match text.split_once('\n') {
             Some((first, rest)) if first.starts_with(LISTING_HEADER) => format!(
@@ -70,7 +70,7 @@ const NORMALISERS: &[Normaliser] = &[
     },
     Normaliser {
         name: "sdk-snippet-header",
-        kind: Kind::Dialect,
+        kind: Allowance::Dialect,
         rule: "str-replace.success",
         apply: |text| match text.strip_prefix(SDK_SNIPPET) {
             Some(rest) => format!("The memory file has been edited.{rest}"),
@@ -79,7 +79,7 @@ const NORMALISERS: &[Normaliser] = &[
     },
     Normaliser {
         name: "size-format",
-        kind: Kind::Open,
+        kind: Allowance::Open,
         rule: "decide.size-format",
         apply: |text| match (&*LISTING_SIZE, text.starts_with(LISTING_HEADER)) {
             (Some(size), true) => size.replace_all(text, "{size}\t/memories").into_owned(),
@@ -88,7 +88,7 @@ const NORMALISERS: &[Normaliser] = &[
     },
     Normaliser {
         name: "listing-order",
-        kind: Kind::Open,
+        kind: Allowance::Open,
         rule: "decide.listing-order",
         apply: |text| {
             if !text.starts_with(LISTING_HEADER) {
@@ -103,7 +103,7 @@ const NORMALISERS: &[Normaliser] = &[
     },
     Normaliser {
         name: "final-newline",
-        kind: Kind::Open,
+        kind: Allowance::Open,
         rule: "decide.final-newline",
         apply: |text| match &*PHANTOM_LAST_LINE {
             Some(phantom)
@@ -148,7 +148,9 @@ pub fn explain(reference: &str, other: &str) -> Option<Explanation> {
     Some(Explanation {
         names,
         rule: first.map_or("commands.recommended-strings", |n| n.rule),
-        dialect: needed.iter().any(|&n| NORMALISERS[n].kind == Kind::Dialect),
+        dialect: needed
+            .iter()
+            .any(|&n| NORMALISERS[n].kind == Allowance::Dialect),
     })
 }
 

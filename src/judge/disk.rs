@@ -3,7 +3,7 @@
 //! further than the expectation needs.
 
 use super::witness::Seen;
-use crate::exec::fs::Kind;
+use crate::exec::fs::NodeKind;
 use crate::exec::sandbox::decode_hex;
 use crate::exec::{Looked, Sandbox};
 use crate::suite::case::EffectKind;
@@ -49,8 +49,8 @@ pub fn see(sandbox: &Sandbox, memory_path: &str, expect: &EffectKind) -> Seen {
     };
     let holds = match expect {
         EffectKind::Absent(_) => false,
-        EffectKind::File(_) => entry.kind() == Kind::File,
-        EffectKind::Dir(_) => entry.kind() == Kind::Dir,
+        EffectKind::File(_) => entry.kind() == NodeKind::File,
+        EffectKind::Dir(_) => entry.kind() == NodeKind::Dir,
         EffectKind::FileText(_)
         | EffectKind::FileBytesHex(_)
         | EffectKind::FileBytesHexOneOf(_)
@@ -66,7 +66,7 @@ pub fn see(sandbox: &Sandbox, memory_path: &str, expect: &EffectKind) -> Seen {
                     .is_some_and(|bytes| candidates.iter().any(|w| **w == bytes))
         }
         EffectKind::Symlink(target) => {
-            entry.kind() == Kind::Symlink && entry.link_target() == Some(sandbox.expand(target))
+            entry.kind() == NodeKind::Symlink && entry.link_target() == Some(sandbox.expand(target))
         }
     };
     if holds {

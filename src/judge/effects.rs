@@ -10,9 +10,11 @@ use serde_json::Value;
 
 use super::witness::Seen;
 use super::{Check, Finding};
+use crate::exec::plant::{Fixture, FixtureKind};
 use crate::spec::Graded;
+use crate::spec::Level;
 use crate::spec::{RuleId, known};
-use crate::suite::case::{Case, Effect, EffectKind, Fixture, FixtureKind, Level};
+use crate::suite::case::{Case, Effect, EffectKind};
 
 /// What the store held before the steps, as far as the case says: the paths its setup created
 /// (with their folders) and its fixtures; and the paths its steps renamed away.

@@ -24,7 +24,7 @@ const TEMP_PREFIX: &str = ".memspec-tmp-";
 
 /// What a name in a folder is, looked at without following it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum Occupant {
     /// Nothing by that name.
     Missing,
     /// A regular file.
@@ -108,7 +108,7 @@ impl Root {
             let next = match current.open_dir_nofollow(name) {
                 Ok(next) => next,
                 Err(err) => match kind_of(current, name) {
-                    Kind::Missing if create => {
+                    Occupant::Missing if create => {
                         match current.create_dir(name) {
                             Ok(()) => {}
                             // Someone else made it meanwhile: open whatever is there now.
@@ -119,10 +119,10 @@ impl Root {
                             .open_dir_nofollow(name)
                             .map_err(|e| classify(current, name, at, e))?
                     }
-                    Kind::Missing => return Err(WalkError::Missing { at }),
-                    Kind::Symlink => return Err(WalkError::Symlink { at }),
-                    Kind::File | Kind::Special => return Err(WalkError::NotDir { at }),
-                    Kind::Dir => return Err(WalkError::Io(err)),
+                    Occupant::Missing => return Err(WalkError::Missing { at }),
+                    Occupant::Symlink => return Err(WalkError::Symlink { at }),
+                    Occupant::File | Occupant::Special => return Err(WalkError::NotDir { at }),
+                    Occupant::Dir => return Err(WalkError::Io(err)),
                 },
             };
             reached = Some(next);
@@ -136,10 +136,10 @@ impl Root {
 
 fn classify(dir: &Dir, name: &str, at: usize, err: io::Error) -> WalkError {
     match kind_of(dir, name) {
-        Kind::Missing => WalkError::Missing { at },
-        Kind::Symlink => WalkError::Symlink { at },
-        Kind::File | Kind::Special => WalkError::NotDir { at },
-        Kind::Dir => WalkError::Io(err),
+        Occupant::Missing => WalkError::Missing { at },
+        Occupant::Symlink => WalkError::Symlink { at },
+        Occupant::File | Occupant::Special => WalkError::NotDir { at },
+        Occupant::Dir => WalkError::Io(err),
     }
 }
 
@@ -229,21 +229,21 @@ impl Drop for LockGuard<'_> {
 
 /// What `name` in `dir` is, without following a link. Errors other than "not found" count as
 /// missing only when the name really cannot be looked at.
-pub fn kind_of(dir: &Dir, name: &str) -> Kind {
+pub fn kind_of(dir: &Dir, name: &str) -> Occupant {
     match dir.symlink_metadata(name) {
         Ok(meta) => {
             let ft = meta.file_type();
             if ft.is_symlink() {
-                Kind::Symlink
+                Occupant::Symlink
             } else if ft.is_dir() {
-                Kind::Dir
+                Occupant::Dir
             } else if ft.is_file() {
-                Kind::File
+                Occupant::File
             } else {
-                Kind::Special
+                Occupant::Special
             }
         }
-        Err(_) => Kind::Missing,
+        Err(_) => Occupant::Missing,
     }
 }
 
@@ -370,9 +370,9 @@ pub fn rename_no_replace(from: &Dir, from_name: &str, to: &Dir, to_name: &str) -
 
 /// Deletes `name` in `dir`: a file or a link is unlinked (a link's target is untouched), a folder
 /// is removed with everything in it.
-pub fn delete(dir: &Dir, name: &str, kind: Kind) -> io::Result<()> {
+pub fn delete(dir: &Dir, name: &str, kind: Occupant) -> io::Result<()> {
     match kind {
-        Kind::Dir => walk_tree(dir, OsStr::new(name), &mut Remove),
+        Occupant::Dir => walk_tree(dir, OsStr::new(name), &mut Remove),
         _ => dir.remove_file_or_symlink(name),
     }
 }

@@ -5,7 +5,7 @@ use std::io;
 
 use memchr::memmem::Finder;
 
-use super::confine::{self, Kind, WalkError};
+use super::confine::{self, Occupant, WalkError};
 use super::messages::{self, Said};
 use super::{Located, Outcome, Reference, locate, parse, read_refusal, refuse_leaf, text};
 
@@ -136,7 +136,7 @@ fn read_text(
         return Err(refusal);
     }
     // A folder, including /memories itself, "does not exist" as a file (the spec's wording).
-    let (Some(name), Kind::File) = (&located.name, located.kind) else {
+    let (Some(name), Occupant::File) = (&located.name, located.kind) else {
         return Err(on_dir(spelled));
     };
     let bytes = confine::read_file(&located.parent, name)

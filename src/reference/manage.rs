@@ -2,7 +2,7 @@
 
 use std::io;
 
-use super::confine::{self, Kind, WalkError};
+use super::confine::{self, Occupant, WalkError};
 use super::{Outcome, Reference, locate, messages, parse, walk_error};
 
 pub(super) fn delete(reference: &Reference, spelled: &str) -> Outcome {
@@ -17,11 +17,11 @@ pub(super) fn delete(reference: &Reference, spelled: &str) -> Outcome {
     let Some(name) = &located.name else {
         return Err(messages::delete_root());
     };
-    if located.kind == Kind::Missing {
+    if located.kind == Occupant::Missing {
         return Err(messages::delete_missing(spelled));
     }
     // `link/` asks for what the link points to; the reference never follows a link.
-    if located.kind == Kind::Symlink && located.path.has_trailing_slash() {
+    if located.kind == Occupant::Symlink && located.path.has_trailing_slash() {
         return Err(messages::symlink_refused(
             spelled,
             &located.path.to_string(),
@@ -48,10 +48,10 @@ pub(super) fn rename(reference: &Reference, old_spelled: &str, new_spelled: &str
     let Some(old_name) = &source.name else {
         return Err(messages::rename_root());
     };
-    if source.kind == Kind::Missing {
+    if source.kind == Occupant::Missing {
         return Err(messages::rename_missing(old_spelled));
     }
-    if source.kind == Kind::Symlink && source.path.has_trailing_slash() {
+    if source.kind == Occupant::Symlink && source.path.has_trailing_slash() {
         return Err(messages::symlink_refused(
             old_spelled,
             &source.path.to_string(),
@@ -61,7 +61,7 @@ pub(super) fn rename(reference: &Reference, old_spelled: &str, new_spelled: &str
         return Err(messages::rename_exists(new_spelled));
     }
     // Like create: a trailing slash names a folder, and a file cannot become one.
-    if new.has_trailing_slash() && source.kind != Kind::Dir {
+    if new.has_trailing_slash() && source.kind != Occupant::Dir {
         return Err(messages::rename_trailing_slash(old_spelled, new_spelled));
     }
     // Destination: refuse if anything is there; a missing parent is fine (it gets created).
@@ -72,7 +72,7 @@ pub(super) fn rename(reference: &Reference, old_spelled: &str, new_spelled: &str
         .unwrap_or_default();
     let existing_parent = match reference.root().parent_of(new.components(), false) {
         Ok(parent) => {
-            if confine::kind_of(&parent, new_name) != Kind::Missing {
+            if confine::kind_of(&parent, new_name) != Occupant::Missing {
                 return Err(messages::rename_exists(new_spelled));
             }
             Some(parent)
@@ -94,7 +94,7 @@ pub(super) fn rename(reference: &Reference, old_spelled: &str, new_spelled: &str
             ));
         }
     };
-    if source.kind == Kind::Dir && new.starts_with(&old) {
+    if source.kind == Occupant::Dir && new.starts_with(&old) {
         return Err(messages::rename_into_itself(old_spelled, new_spelled));
     }
     // The destination's folder as found above (under the lock, nothing of ours moved it), or

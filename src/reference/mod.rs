@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use crate::protocol::{Command, Image, ToolResult};
 use crate::spec::{Revision, RuleId};
-use confine::{Kind, Root, WalkError};
+use confine::{Occupant, Root, WalkError};
 use messages::Said;
 use path::MemoryPath;
 
@@ -224,7 +224,7 @@ struct Located {
     parent: Dir,
     /// `None` for `/memories` itself.
     name: Option<String>,
-    kind: Kind,
+    kind: Occupant,
 }
 
 /// Parses `spelled` and finds it under the root. `missing` words the command's not-found error.
@@ -239,14 +239,14 @@ fn locate(
         .parent_of(path.components(), false)
         .map_err(|e| walk_error(e, &path, spelled, "lookup", missing))?;
     let (name, kind) = match path.components().last() {
-        None => (None, Kind::Dir),
+        None => (None, Occupant::Dir),
         Some(name) => {
             let mut kind = confine::kind_of(&parent, name);
             // A trailing slash asks for a folder; on a file, FIFO, socket or device it finds
             // nothing (ENOTDIR, `decide.trailing-slash`). A symlink keeps its kind: the commands
             // refuse `link/` with the symlink error, since it asks for the link's target.
-            if path.has_trailing_slash() && matches!(kind, Kind::File | Kind::Special) {
-                kind = Kind::Missing;
+            if path.has_trailing_slash() && matches!(kind, Occupant::File | Occupant::Special) {
+                kind = Occupant::Missing;
             }
             (Some(name.clone()), kind)
         }
@@ -297,12 +297,12 @@ fn read_refusal(
 /// Refusal for a leaf that is a symlink or a special file, shared by the commands that read.
 fn refuse_leaf(located: &Located, spelled: &str, missing: fn(&str) -> Said) -> Option<Said> {
     match located.kind {
-        Kind::Missing => Some(missing(spelled)),
-        Kind::Symlink => Some(messages::symlink_refused(
+        Occupant::Missing => Some(missing(spelled)),
+        Occupant::Symlink => Some(messages::symlink_refused(
             spelled,
             &located.path.to_string(),
         )),
-        Kind::Special => Some(messages::not_regular(spelled)),
-        Kind::File | Kind::Dir => None,
+        Occupant::Special => Some(messages::not_regular(spelled)),
+        Occupant::File | Occupant::Dir => None,
     }
 }

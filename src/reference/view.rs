@@ -4,7 +4,7 @@ use std::io::{self, Read, Seek, Write};
 
 use cap_std::fs::{Dir, File, MetadataExt as _};
 
-use super::confine::{self, Kind};
+use super::confine::{self, Occupant};
 use super::messages::{self, Said};
 use super::{Located, Outcome, Reference, listing, locate, read_refusal, refuse_leaf, text};
 use crate::protocol::Image;
@@ -39,7 +39,7 @@ pub(super) fn view_to(
         Err(refusal) => return Ok(Some(Err(refusal))),
     };
     let name = match (&located.name, located.kind) {
-        (Some(name), Kind::File) if range.is_some() || !has_image_name(name) => name,
+        (Some(name), Occupant::File) if range.is_some() || !has_image_name(name) => name,
         _ => return Ok(Some(view_located(reference, &located, spelled, range))),
     };
     let refusal = |e| read_refusal(e, spelled, "view", messages::view_missing);
@@ -125,7 +125,7 @@ fn view_located(
         return Err(refusal);
     }
     match (&located.name, located.kind) {
-        (None, _) | (Some(_), Kind::Dir) => {
+        (None, _) | (Some(_), Occupant::Dir) => {
             listing::list_located(reference, located, spelled, range)
         }
         (Some(name), _) => view_file(&located.parent, name, spelled, range, reference.revision()),

@@ -15,9 +15,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-pub use crate::judge::compare::Answer;
+use crate::judge::compare::Answer;
 pub use engine::{NO_RECORDED_ANSWER, replay, replay_in, timeouts};
-pub use verdict::{Kind, StepVerdict};
+pub use verdict::{StepKind, StepVerdict};
 
 use crate::backend::BackendSpec;
 use crate::exec::tree::Tree;
@@ -198,7 +198,7 @@ impl Replay {
         };
         let mut broke = false;
         for step in &self.steps {
-            broke |= pair == Pair::BackendReference && step.verdict.kind == Kind::Broke;
+            broke |= pair == Pair::BackendReference && step.verdict.kind == StepKind::Broke;
             let counted: Vec<&Finding> = step
                 .verdict
                 .divergences
@@ -291,7 +291,7 @@ impl Replay {
     }
 
     /// Steps per verdict kind.
-    pub fn counts(&self) -> std::collections::BTreeMap<Kind, usize> {
+    pub fn counts(&self) -> std::collections::BTreeMap<StepKind, usize> {
         let mut counts = std::collections::BTreeMap::new();
         for step in &self.steps {
             *counts.entry(step.verdict.kind).or_insert(0) += 1;

@@ -3,14 +3,13 @@
 
 use serde::Serialize;
 
-pub use crate::judge::compare::{Results, compare, compare_with, leak, listing_sizes};
 use crate::judge::grade::Outcome;
 use crate::judge::{Finding, Pair};
 
 /// The verdict's kind, from best to worst.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Kind {
+pub enum StepKind {
     /// Not a memory call: shown, never replayed.
     NotReplayed,
     /// The results agree.
@@ -31,48 +30,48 @@ pub enum Kind {
     Broke,
 }
 
-impl Kind {
+impl StepKind {
     /// One-cell mark for lists.
     pub fn mark(self) -> &'static str {
         match self {
-            Kind::NotReplayed => "·",
-            Kind::Same => "✓",
-            Kind::Open | Kind::Dialect => "≈",
-            Kind::Should => "△",
-            Kind::Must => "✗",
-            Kind::Security => "⚑",
-            Kind::Changed => "Δ",
-            Kind::Broke => "!",
+            StepKind::NotReplayed => "·",
+            StepKind::Same => "✓",
+            StepKind::Open | StepKind::Dialect => "≈",
+            StepKind::Should => "△",
+            StepKind::Must => "✗",
+            StepKind::Security => "⚑",
+            StepKind::Changed => "Δ",
+            StepKind::Broke => "!",
         }
     }
 
     /// Short label.
     pub fn label(self) -> &'static str {
         match self {
-            Kind::NotReplayed => "not replayed",
-            Kind::Same => "same",
-            Kind::Open => "open (INFO)",
-            Kind::Dialect => "known dialect",
-            Kind::Should => "SHOULD difference",
-            Kind::Must => "MUST difference",
-            Kind::Security => "SECURITY",
-            Kind::Changed => "changed",
-            Kind::Broke => "backend broke",
+            StepKind::NotReplayed => "not replayed",
+            StepKind::Same => "same",
+            StepKind::Open => "open (INFO)",
+            StepKind::Dialect => "known dialect",
+            StepKind::Should => "SHOULD difference",
+            StepKind::Must => "MUST difference",
+            StepKind::Security => "SECURITY",
+            StepKind::Changed => "changed",
+            StepKind::Broke => "backend broke",
         }
     }
 
     /// One word.
     pub fn short(self) -> &'static str {
         match self {
-            Kind::NotReplayed => "other tool",
-            Kind::Same => "same",
-            Kind::Open => "open",
-            Kind::Dialect => "dialect",
-            Kind::Should => "SHOULD",
-            Kind::Must => "MUST",
-            Kind::Security => "SECURITY",
-            Kind::Changed => "changed",
-            Kind::Broke => "broke",
+            StepKind::NotReplayed => "other tool",
+            StepKind::Same => "same",
+            StepKind::Open => "open",
+            StepKind::Dialect => "dialect",
+            StepKind::Should => "SHOULD",
+            StepKind::Must => "MUST",
+            StepKind::Security => "SECURITY",
+            StepKind::Changed => "changed",
+            StepKind::Broke => "broke",
         }
     }
 
@@ -81,7 +80,11 @@ impl Kind {
     pub fn diverges(self) -> bool {
         matches!(
             self,
-            Kind::Should | Kind::Must | Kind::Security | Kind::Changed | Kind::Broke
+            StepKind::Should
+                | StepKind::Must
+                | StepKind::Security
+                | StepKind::Changed
+                | StepKind::Broke
         )
     }
 }
@@ -90,7 +93,7 @@ impl Kind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StepVerdict {
     /// The kind, for marks and navigation.
-    pub kind: Kind,
+    pub kind: StepKind,
     /// The suite's outcome for it (pass, info, warn, fail, error, skip).
     pub outcome: Outcome,
     /// Every difference found.
@@ -104,7 +107,7 @@ impl StepVerdict {
     /// A call to another tool.
     pub fn not_replayed(name: &str) -> StepVerdict {
         StepVerdict {
-            kind: Kind::NotReplayed,
+            kind: StepKind::NotReplayed,
             outcome: Outcome::Skip,
             divergences: Vec::new(),
             reason: Some(format!("a call to the `{name}` tool, not the memory tool")),
@@ -114,7 +117,7 @@ impl StepVerdict {
     /// The backend broke on this step.
     pub fn broke(reason: String) -> StepVerdict {
         StepVerdict {
-            kind: Kind::Broke,
+            kind: StepKind::Broke,
             outcome: Outcome::Error,
             divergences: Vec::new(),
             reason: Some(reason),
@@ -123,7 +126,7 @@ impl StepVerdict {
 
     /// The verdict of a set of divergences; in check mode any difference from the recording
     /// is a change.
-    /// A security divergence makes the step [`Kind::Security`] and is listed first.
+    /// A security divergence makes the step [`StepKind::Security`] and is listed first.
     pub fn graded(mut divergences: Vec<Finding>, check: bool) -> StepVerdict {
         divergences.sort_by_key(|d| !d.security);
         let outcome = divergences
@@ -133,15 +136,15 @@ impl StepVerdict {
             .unwrap_or(Outcome::Pass);
         let secure = divergences.iter().any(|d| d.security);
         let kind = match outcome {
-            _ if secure && !check => Kind::Security,
-            Outcome::Fail if check => Kind::Changed,
-            Outcome::Fail => Kind::Must,
-            Outcome::Warn => Kind::Should,
-            Outcome::Info if divergences.iter().any(|d| d.dialect.is_some()) => Kind::Dialect,
-            Outcome::Info => Kind::Open,
-            Outcome::Error => Kind::Broke,
-            Outcome::Skip => Kind::NotReplayed,
-            Outcome::Pass => Kind::Same,
+            _ if secure && !check => StepKind::Security,
+            Outcome::Fail if check => StepKind::Changed,
+            Outcome::Fail => StepKind::Must,
+            Outcome::Warn => StepKind::Should,
+            Outcome::Info if divergences.iter().any(|d| d.dialect.is_some()) => StepKind::Dialect,
+            Outcome::Info => StepKind::Open,
+            Outcome::Error => StepKind::Broke,
+            Outcome::Skip => StepKind::NotReplayed,
+            Outcome::Pass => StepKind::Same,
         };
         StepVerdict {
             kind,

@@ -38,7 +38,7 @@ pub struct JsonReport<'a> {
     pub root_causes: Vec<RootCause>,
     /// When the backend answered every call of the run (at least 10) with an error: what the
     /// first one said.
-    #[schemars(with = "Option<super::text::JsonText>")]
+    #[schemars(with = "Option<crate::schema::JsonText>")]
     pub refuses_everything: Option<&'a str>,
     /// Cases per outcome (those a baseline accepts under their outcome too); outcomes no case
     /// had are left out.

@@ -8,9 +8,10 @@ use serde_json::Value;
 
 use crate::diff::{Glyphs, push_report_diff};
 use crate::judge::Pair;
+use crate::judge::compare::Answer;
 use crate::protocol::ToolResult;
-use crate::replay::verdict::Kind;
-use crate::replay::{Answer, Conclusion, FailOn, LaneVerdict, Replay, Step, texts};
+use crate::replay::verdict::StepKind;
+use crate::replay::{Conclusion, FailOn, LaneVerdict, Replay, Step, texts};
 use crate::spec::Spec;
 use crate::transcript::ToolCall;
 
@@ -102,9 +103,9 @@ fn raw_text(replay: &Replay, spec: Option<&Spec>, detail: Detail, fail_on: FailO
                 i + 1,
                 call.summary()
             );
-        } else if kind.diverges() || (detail.verbose && kind != Kind::NotReplayed) {
+        } else if kind.diverges() || (detail.verbose && kind != StepKind::NotReplayed) {
             block(&mut out, i, call, step, spec, replay.check, detail);
-        } else if matches!(kind, Kind::Dialect | Kind::Open) {
+        } else if matches!(kind, StepKind::Dialect | StepKind::Open) {
             let headline = step
                 .verdict
                 .headline()
@@ -137,7 +138,7 @@ fn security(out: &mut String, replay: &Replay) {
             let finding = &divergence;
             lines.push(format!(
                 "  {} step {} {} — {} [SECURITY {} {}]: {}",
-                Kind::Security.mark(),
+                StepKind::Security.mark(),
                 i + 1,
                 call.summary(),
                 divergence.lane().label(),
@@ -240,12 +241,12 @@ fn block(
 fn ordered_counts(replay: &Replay) -> Vec<(String, usize)> {
     let mut counts = replay.counts();
     let unanswered = replay.unanswered();
-    if let Some(same) = counts.get_mut(&Kind::Same) {
+    if let Some(same) = counts.get_mut(&StepKind::Same) {
         *same = same.saturating_sub(unanswered);
     }
     let mut out: Vec<(String, usize)> = Vec::new();
-    if let Some(n) = counts.remove(&Kind::Security) {
-        out.push((Kind::Security.label().to_string(), n));
+    if let Some(n) = counts.remove(&StepKind::Security) {
+        out.push((StepKind::Security.label().to_string(), n));
     }
     out.extend(
         counts
@@ -375,7 +376,7 @@ pub fn json_for(replay: &Replay, fail_on: FailOn) -> String {
         // Keys as the kinds serialize (`security`, `must`, …), security first.
         let mut counts = replay.counts();
         let mut out = Vec::new();
-        if let Some(n) = counts.remove(&Kind::Security) {
+        if let Some(n) = counts.remove(&StepKind::Security) {
             out.push(("security".to_string(), n));
         }
         for (kind, n) in counts {

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-pub use crate::schema::{BoundedText, JsonText};
+use crate::schema::BoundedText;
 
 use crate::diff::escape_control;
 

@@ -10,7 +10,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
 
 use super::{Level, Revision, RevisionInfo, RuleId};
-use crate::schema as schemas;
+use crate::schema;
 
 /// The rules of the memory tool (`memory_20250818`) documentation page, one per testable
 /// sentence.
@@ -94,7 +94,7 @@ pub enum CommandName {
 pub struct RawRule {
     /// Stable dotted slug; never reused, never under `decide.` (the decisions' prefix).
     #[schemars(
-        regex(pattern = schemas::RULE_ID),
+        regex(pattern = schema::RULE_ID),
         extend("not" = { "pattern": r"^decide\." })
     )]
     pub id: String,
@@ -136,7 +136,7 @@ pub struct RawRule {
     pub note: String,
     /// The change of `../shared/spec-revisions/ga-2026.md` (A1…A14) that made the rule what it
     /// is.
-    #[schemars(regex(pattern = schemas::CHANGE_ID))]
+    #[schemars(regex(pattern = schema::CHANGE_ID))]
     pub change: Option<String>,
     /// Per revision id, how the rule differs there.
     #[serde(default, rename = "in")]
@@ -170,11 +170,11 @@ pub struct RawEntry {
     /// The note in this revision.
     pub note: Option<String>,
     /// The change of the revision note that made the rule what it is in this revision.
-    #[schemars(regex(pattern = schemas::CHANGE_ID))]
+    #[schemars(regex(pattern = schema::CHANGE_ID))]
     pub change: Option<String>,
     /// The decision the rule is graded as in this revision (the revision left it open).
     #[serde(rename = "as")]
-    #[schemars(regex(pattern = schemas::DECISION_ID))]
+    #[schemars(regex(pattern = schema::DECISION_ID))]
     pub graded_as: Option<String>,
     /// Why the rule does not exist in this revision.
     pub absent: Option<String>,
@@ -233,7 +233,7 @@ pub enum DecisionStatus {
 #[schemars(rename = "Decision")]
 pub struct RawDecision {
     /// Stable dotted slug under `decide.`; never reused.
-    #[schemars(regex(pattern = schemas::DECISION_ID))]
+    #[schemars(regex(pattern = schema::DECISION_ID))]
     pub id: String,
     /// Always INFO: a difference from a decision informs; it never fails a run.
     #[schemars(extend("const" = "INFO"))]
@@ -279,7 +279,7 @@ pub struct RawDecision {
     #[schemars(length(min = 1), extend("uniqueItems" = true))]
     pub revisions: Vec<Revision>,
     /// The change of `../shared/spec-revisions/ga-2026.md` (A1…A14) the decision answers.
-    #[schemars(regex(pattern = schemas::CHANGE_ID))]
+    #[schemars(regex(pattern = schema::CHANGE_ID))]
     pub change: Option<String>,
 }
 

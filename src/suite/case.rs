@@ -9,7 +9,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::schema::{self as schemas, NoEach, NoGenerator};
+use crate::exec::plant::Fixture;
+use crate::schema::{self, NoEach, NoGenerator};
 use crate::spec::{Revision, RuleId};
 
 /// One `cases/<area>.json` file of the memspec conformance suite (see `cases/README.md`): the
@@ -22,7 +23,7 @@ pub struct CaseFile {
     pub schema: Option<String>,
     /// The area every case in the file belongs to (`view-file`, `create`, `paths`, ...); case
     /// ids start with it and a dot.
-    #[schemars(regex(pattern = schemas::SLUG))]
+    #[schemars(regex(pattern = schema::SLUG))]
     pub area: String,
     /// What the area covers.
     #[serde(default)]
@@ -37,7 +38,7 @@ pub struct CaseFile {
 #[serde(deny_unknown_fields)]
 pub struct Case {
     /// Stable slug, `area.what-it-checks`; never renumbered.
-    #[schemars(regex(pattern = schemas::CASE_ID))]
+    #[schemars(regex(pattern = schema::CASE_ID))]
     pub id: String,
     /// One sentence: what the case checks.
     #[schemars(length(min = 1))]
@@ -394,10 +395,6 @@ fn holds_key(value: &Value, key: &str) -> bool {
     }
 }
 
-pub use crate::spec::Level;
-
-pub use crate::exec::plant::{Fixture, FixtureKind};
-
 /// One call and what must come back: `is_error`, `text` or `must_not_contain`, at least one.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -495,7 +492,7 @@ pub enum Matcher {
 #[serde(deny_unknown_fields)]
 pub struct Dialect {
     /// Short name shown in reports (`python-sdk`, `typescript-sdk`).
-    #[schemars(regex(pattern = schemas::SLUG))]
+    #[schemars(regex(pattern = schema::SLUG))]
     pub name: String,
     /// The variant's text (exact or matcher).
     pub text: TextExpectation,
@@ -527,22 +524,22 @@ pub enum EffectKind {
     /// A regular file with exactly this content.
     FileText(String),
     /// A regular file with exactly these bytes, hex-encoded (for non-UTF-8 content).
-    FileBytesHex(#[schemars(regex(pattern = schemas::HEX))] String),
+    FileBytesHex(#[schemars(regex(pattern = schema::HEX))] String),
     /// A regular file with exactly one of these byte strings, hex-encoded (where the spec allows
     /// more than one result, such as refusing an edit of a non-UTF-8 file or making it byte-wise).
     FileBytesHexOneOf(
-        #[schemars(length(min = 1), inner(regex(pattern = schemas::HEX)))] Vec<String>,
+        #[schemars(length(min = 1), inner(regex(pattern = schema::HEX)))] Vec<String>,
     ),
     /// A regular file whose lines are exactly these: split at `\n`, a final `\n` ending the
     /// last line rather than starting one (whether a file ends with one is often a decision).
     /// An element `{"$each": {"count": N, "item": LINE}}` stands for N lines.
     Lines(#[schemars(with = "Vec<LineElement>")] Vec<String>),
     /// A regular file (any content).
-    File(#[schemars(schema_with = "schemas::always_true")] bool),
+    File(#[schemars(schema_with = "schema::always_true")] bool),
     /// A folder.
-    Dir(#[schemars(schema_with = "schemas::always_true")] bool),
+    Dir(#[schemars(schema_with = "schema::always_true")] bool),
     /// Nothing at that path.
-    Absent(#[schemars(schema_with = "schemas::always_true")] bool),
+    Absent(#[schemars(schema_with = "schema::always_true")] bool),
     /// A symbolic link pointing at this target (as written in the fixture, `{base}` and
     /// `{memories}` expanded).
     Symlink(String),

@@ -8,11 +8,12 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::case::{
-    Alternative, Case, Effect, Level, Matcher, Step, TextExpectation, command_rule, expand_each,
+    Alternative, Case, Effect, Matcher, Step, TextExpectation, command_rule, expand_each,
     expand_generated,
 };
 use super::matcher;
 use crate::builtin::{self, Source};
+use crate::spec::Level;
 use crate::spec::{Always, Graded, Spec, known};
 
 /// A case with where it came from, and the rule and level of each of its checks.

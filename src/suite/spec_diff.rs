@@ -13,7 +13,7 @@ use crate::spec::{PageChange, Revision, Rule, Spec};
 /// How one rule id differs between two revisions.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Kind {
+pub enum Difference {
     /// A rule (or decision) of `to` that `from` did not have as one.
     Added,
     /// A rule (or decision) of `from` that `to` no longer has as one.
@@ -28,7 +28,7 @@ pub struct RuleChange {
     /// The rule or decision id.
     pub id: String,
     /// Added, removed or changed.
-    pub kind: Kind,
+    pub kind: Difference,
     /// The change of the revision note it carries (`A7`), from whichever side names one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub change: Option<String>,
@@ -116,15 +116,15 @@ impl SpecDiff {
             let _ = writeln!(out, "\nno change: the two revisions say the same");
             return out;
         }
-        for kind in [Kind::Changed, Kind::Added, Kind::Removed] {
+        for kind in [Difference::Changed, Difference::Added, Difference::Removed] {
             let changes: Vec<&RuleChange> = self.rules.iter().filter(|r| r.kind == kind).collect();
             if changes.is_empty() {
                 continue;
             }
             let title = match kind {
-                Kind::Changed => "changed",
-                Kind::Added => "added",
-                Kind::Removed => "removed",
+                Difference::Changed => "changed",
+                Difference::Added => "added",
+                Difference::Removed => "removed",
             };
             let _ = writeln!(out, "\n## {} rule(s) {title}", changes.len());
             for change in changes {
@@ -221,10 +221,10 @@ pub fn diff(from: &Spec, to: &Spec, suites: (&Suite, &Suite)) -> SpecDiff {
                 if fields.is_empty() {
                     continue;
                 }
-                (Kind::Changed, fields, None)
+                (Difference::Changed, fields, None)
             }
-            (None, Some(_)) => (Kind::Added, Vec::new(), Some(not_here(from, id))),
-            (Some(_), None) => (Kind::Removed, Vec::new(), Some(not_here(to, id))),
+            (None, Some(_)) => (Difference::Added, Vec::new(), Some(not_here(from, id))),
+            (Some(_), None) => (Difference::Removed, Vec::new(), Some(not_here(to, id))),
             (None, None) => continue,
         };
         // Cases that name the id, or a rule graded as it on either side.

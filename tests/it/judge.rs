@@ -16,7 +16,7 @@ use memspec::judge::Pair;
 use memspec::judge::grade::Outcome;
 use memspec::judge::witness;
 use memspec::judge::{Finding, Harm, worst};
-use memspec::replay::{Kind, ReplayOptions};
+use memspec::replay::{ReplayOptions, StepKind};
 use memspec::spec::{Level, Revision};
 use serde_json::Value;
 
@@ -243,7 +243,7 @@ fn by_replay(loaded: &Loaded, row: &Row) -> Grade {
     if replayed
         .steps
         .iter()
-        .any(|step| step.verdict.kind == Kind::Broke)
+        .any(|step| step.verdict.kind == StepKind::Broke)
     {
         return broke();
     }

@@ -131,7 +131,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     // The schema files, made from the types of every layer up to the report.
     (
-        "schemas",
+        "schema_files",
         &[
             "report", "judge", "suite", "exec", "spec", "protocol", "schema",
         ],

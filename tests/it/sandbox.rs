@@ -10,7 +10,8 @@ use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 
 use memspec::exec::Sandbox;
-use memspec::suite::case::{EffectKind, Fixture, FixtureKind};
+use memspec::exec::plant::{Fixture, FixtureKind};
+use memspec::suite::case::EffectKind;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence};
 

@@ -1,4 +1,4 @@
-//! The JSON Schemas of `spec/` are generated from memspec's types (`memspec::schemas`): the
+//! The JSON Schemas of `spec/` are generated from memspec's types (`memspec::schema_files`): the
 //! committed files must be exactly what the types generate, `memspec spec schemas --write`
 //! must write just that, and real JSON reports must match `spec/report.schema.json`.
 //!
@@ -17,7 +17,7 @@ const PYTHON: &str = ".ci/.venv-schema/bin/python";
 
 #[test]
 fn the_committed_schemas_are_what_the_types_generate() {
-    let files = memspec::schemas::all();
+    let files = memspec::schema_files::all();
     let names: Vec<&str> = files.iter().map(|f| f.name).collect();
     assert_eq!(
         names,
@@ -52,7 +52,7 @@ fn the_committed_schemas_are_what_the_types_generate() {
 fn spec_schemas_lists_them_and_writes_them_into_a_folder() {
     let listed = run_command(memspec().args(["spec", "schemas"]));
     assert_eq!(listed.code, 0, "{}", listed.stderr);
-    let files = memspec::schemas::all();
+    let files = memspec::schema_files::all();
     let names: Vec<&str> = files.iter().map(|f| f.name).collect();
     assert_eq!(listed.stdout.lines().collect::<Vec<_>>(), names);
 

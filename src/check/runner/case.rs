@@ -12,8 +12,8 @@ use crate::judge::confinement::{self, tampering};
 use crate::judge::effects;
 use crate::judge::grade::{CaseResult, Outcome};
 use crate::judge::{Check, Finding};
+use crate::spec::Level;
 use crate::spec::known;
-use crate::suite::case::Level;
 use crate::suite::load::LoadedCase;
 
 /// Runs one case in a fresh sandbox with a fresh backend; `Err` is a harness fault.

@@ -1,7 +1,7 @@
 //! Which cases a run takes: [`Selection`] by id pattern, area, rule, level and attack, and the
 //! `*` patterns of [`glob`].
 
-use crate::suite::case::Level;
+use crate::spec::Level;
 use crate::suite::load::{LoadedCase, Suite};
 
 /// Which cases to run. Empty lists select everything.
@@ -36,7 +36,7 @@ impl Selection {
         (self.ids.is_empty() || self.ids.iter().any(|p| glob(p, &id)))
             && (self.areas.is_empty() || self.areas.iter().any(|a| a == "races"))
             && (self.rules.is_empty()
-                || crate::race::RULES
+                || crate::spec::known::RACE_RULES
                     .iter()
                     .any(|r| self.rules.iter().any(|s| s == r.as_str())))
             && (self.levels.is_empty() || self.levels.contains(&Level::Should))

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use super::Format;
 use crate::cli::{self, Dirs};
 use memspec::check::runner;
-use memspec::suite::case::Level;
+use memspec::spec::Level;
 
 /// `--startup-timeout` when not given, in seconds.
 const DEFAULT_STARTUP_TIMEOUT: f64 = 30.0;

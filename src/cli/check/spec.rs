@@ -72,7 +72,7 @@ pub(crate) fn spec_diff(
 
 /// `spec schemas`: the names of the schemas, or the schemas written into `write`.
 pub(crate) fn schemas(write: Option<&std::path::Path>) -> ExitCode {
-    let files = memspec::schemas::all();
+    let files = memspec::schema_files::all();
     let Some(dir) = write else {
         let names: String = files.iter().map(|f| format!("{}\n", f.name)).collect();
         return match print_out(&names) {

@@ -41,7 +41,7 @@ const READ_FLAGS: OFlags = OFlags::RDONLY
 
 /// What a name is, looked at without following it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
+pub enum NodeKind {
     /// A regular file.
     File,
     /// A folder.
@@ -56,27 +56,27 @@ pub enum Kind {
     Device,
 }
 
-impl Kind {
+impl NodeKind {
     /// The kind in words, with its article: `a symbolic link`.
     pub fn describe(self) -> &'static str {
         match self {
-            Kind::File => "a file",
-            Kind::Dir => "a folder",
-            Kind::Symlink => "a symbolic link",
-            Kind::Fifo => "a FIFO",
-            Kind::Socket => "a socket",
-            Kind::Device => "a device",
+            NodeKind::File => "a file",
+            NodeKind::Dir => "a folder",
+            NodeKind::Symlink => "a symbolic link",
+            NodeKind::Fifo => "a FIFO",
+            NodeKind::Socket => "a socket",
+            NodeKind::Device => "a device",
         }
     }
 
-    fn of(file_type: FileType) -> Kind {
+    fn of(file_type: FileType) -> NodeKind {
         match file_type {
-            FileType::RegularFile => Kind::File,
-            FileType::Directory => Kind::Dir,
-            FileType::Symlink => Kind::Symlink,
-            FileType::Fifo => Kind::Fifo,
-            FileType::Socket => Kind::Socket,
-            _ => Kind::Device,
+            FileType::RegularFile => NodeKind::File,
+            FileType::Directory => NodeKind::Dir,
+            FileType::Symlink => NodeKind::Symlink,
+            FileType::Fifo => NodeKind::Fifo,
+            FileType::Socket => NodeKind::Socket,
+            _ => NodeKind::Device,
         }
     }
 }
@@ -85,7 +85,7 @@ impl Kind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Meta {
     /// What it is.
-    pub kind: Kind,
+    pub kind: NodeKind,
     /// Permission bits (`0o644`).
     pub mode: u32,
     /// Size in bytes.
@@ -103,7 +103,7 @@ pub struct Meta {
 }
 
 fn meta_from(stat: &rustix::fs::Statx) -> Meta {
-    let kind = Kind::of(FileType::from_raw_mode(u32::from(stat.stx_mode)));
+    let kind = NodeKind::of(FileType::from_raw_mode(u32::from(stat.stx_mode)));
     let sticky = StatxAttributes::IMMUTABLE | StatxAttributes::APPEND;
     Meta {
         kind,
@@ -179,7 +179,7 @@ pub fn link_target(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<String> {
 }
 
 /// The names in an open folder (without `.` and `..`), with their types as the folder says.
-pub fn entries(dir: BorrowedFd<'_>) -> io::Result<Vec<(CString, Kind)>> {
+pub fn entries(dir: BorrowedFd<'_>) -> io::Result<Vec<(CString, NodeKind)>> {
     let mut out = Vec::new();
     let listing = rustix::fs::Dir::read_from(dir)?;
     for entry in listing {
@@ -193,7 +193,7 @@ pub fn entries(dir: BorrowedFd<'_>) -> io::Result<Vec<(CString, Kind)>> {
                 Some(meta) => meta.kind,
                 None => continue,
             },
-            known => Kind::of(known),
+            known => NodeKind::of(known),
         };
         out.push((name.to_owned(), kind));
     }

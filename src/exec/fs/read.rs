@@ -8,7 +8,7 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::buffer::spare_capacity;
 use rustix::io::Errno;
 
-use super::{Kind, READ_FLAGS, meta_at, meta_of, openat_noatime};
+use super::{NodeKind, READ_FLAGS, meta_at, meta_of, openat_noatime};
 
 /// Why a bounded read gave no bytes.
 #[derive(Debug, thiserror::Error)]
@@ -18,7 +18,7 @@ pub enum ReadError {
     Missing,
     /// Something other than a regular file is there; it was not opened.
     #[error("{} is there", .0.describe())]
-    NotFile(Kind),
+    NotFile(NodeKind),
     /// The file is larger than the caller can use; it was not read.
     #[error("a file of {size} bytes is there")]
     TooBig {
@@ -37,7 +37,7 @@ const READ_CHUNK: usize = 64 << 10;
 /// [`ReadError::TooBig`] and is not read. Anything but a regular file is never opened.
 pub fn read_at(dir: BorrowedFd<'_>, name: &CStr, max: u64) -> Result<Vec<u8>, ReadError> {
     let meta = meta_at(dir, name)?.ok_or(ReadError::Missing)?;
-    if meta.kind != Kind::File {
+    if meta.kind != NodeKind::File {
         return Err(ReadError::NotFile(meta.kind));
     }
     if meta.size > max {
@@ -69,18 +69,18 @@ pub fn read_prefix(dir: BorrowedFd<'_>, name: &CStr, n: u64) -> Result<Vec<u8>, 
 /// Opens a regular file for reading, having checked what it is first and again once open.
 fn open_file(dir: BorrowedFd<'_>, name: &CStr) -> Result<OwnedFd, ReadError> {
     let meta = meta_at(dir, name)?.ok_or(ReadError::Missing)?;
-    if meta.kind != Kind::File {
+    if meta.kind != NodeKind::File {
         return Err(ReadError::NotFile(meta.kind));
     }
     let fd = match openat_noatime(dir, name, READ_FLAGS) {
         Ok(fd) => fd,
         Err(Errno::NOENT) => return Err(ReadError::Missing),
-        Err(Errno::LOOP) => return Err(ReadError::NotFile(Kind::Symlink)),
+        Err(Errno::LOOP) => return Err(ReadError::NotFile(NodeKind::Symlink)),
         Err(e) => return Err(ReadError::Io(e.into())),
     };
     // Swapped between the look and the open: judge what was opened.
     let opened = meta_of(fd.as_fd())?;
-    if opened.kind != Kind::File {
+    if opened.kind != NodeKind::File {
         return Err(ReadError::NotFile(opened.kind));
     }
     Ok(fd)
@@ -135,7 +135,7 @@ mod tests {
         )?;
         assert!(matches!(
             read_at(root.as_fd(), c"pipe", 100),
-            Err(ReadError::NotFile(Kind::Fifo))
+            Err(ReadError::NotFile(NodeKind::Fifo))
         ));
         Ok(())
     }

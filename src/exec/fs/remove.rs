@@ -9,7 +9,7 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{AtFlags, IFlags, Mode, OFlags};
 use rustix::io::Errno;
 
-use super::{Kind, READ_FLAGS, entries, meta_at, meta_of, open_dir_at};
+use super::{NodeKind, READ_FLAGS, entries, meta_at, meta_of, open_dir_at};
 
 /// Passes over one folder when entries keep appearing while it is removed (a process still
 /// writing): after that many, what is left is reported instead of chased forever.
@@ -30,7 +30,7 @@ pub fn remove(dir: BorrowedFd<'_>, name: &CStr, own_dir: bool) -> io::Result<Vec
     let Some(meta) = meta_at(dir, name)? else {
         return Ok(left);
     };
-    if meta.kind != Kind::Dir {
+    if meta.kind != NodeKind::Dir {
         unlink(dir, name, false, own_dir, &mut left);
         return Ok(left);
     }
@@ -84,7 +84,7 @@ pub fn remove(dir: BorrowedFd<'_>, name: &CStr, own_dir: bool) -> io::Result<Vec
             let listing = entries(current.as_fd())?;
             if !listing.is_empty() {
                 for (child, kind) in listing {
-                    if kind == Kind::Dir {
+                    if kind == NodeKind::Dir {
                         top.pending.push(child);
                     } else {
                         unlink(current.as_fd(), &child, false, true, &mut left);
@@ -169,9 +169,9 @@ fn unlink(dir: BorrowedFd<'_>, name: &CStr, is_dir: bool, lift_dir: bool, left: 
     }
     if let Ok(Some(meta)) = meta_at(dir, name)
         && meta.immutable
-        && matches!(meta.kind, Kind::File | Kind::Dir)
+        && matches!(meta.kind, NodeKind::File | NodeKind::Dir)
     {
-        let open = if meta.kind == Kind::Dir {
+        let open = if meta.kind == NodeKind::Dir {
             open_dir_at(dir, name)
         } else {
             rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty()).map_err(io::Error::from)

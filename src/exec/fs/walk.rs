@@ -8,7 +8,7 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::Mode;
 use rustix::io::Errno;
 
-use super::{Kind, c_name, meta_at, open_dir_at, reopen_dir};
+use super::{NodeKind, c_name, meta_at, open_dir_at, reopen_dir};
 
 /// Why a walk down a relative path stopped.
 #[derive(Debug, thiserror::Error)]
@@ -25,7 +25,7 @@ pub enum WalkError {
         /// The path up to and including that component.
         at: String,
         /// What is there.
-        kind: Kind,
+        kind: NodeKind,
     },
     /// The path is not a plain relative path (`..`, `.`, empty components, NUL).
     #[error("{0:?} is not a plain relative path")]
@@ -79,7 +79,7 @@ pub fn walk(root: BorrowedFd<'_>, parts: &[&str], create: bool) -> Result<OwnedF
                         .map_err(|e| blocked_or(current.as_fd(), &name, &so_far, e))?
                 }
                 None => return Err(WalkError::Missing { at: so_far }),
-                Some(meta) if meta.kind != Kind::Dir => {
+                Some(meta) if meta.kind != NodeKind::Dir => {
                     return Err(WalkError::Blocked {
                         at: so_far,
                         kind: meta.kind,
@@ -95,7 +95,7 @@ pub fn walk(root: BorrowedFd<'_>, parts: &[&str], create: bool) -> Result<OwnedF
 
 fn blocked_or(dir: BorrowedFd<'_>, name: &CStr, at: &str, e: io::Error) -> WalkError {
     match meta_at(dir, name) {
-        Ok(Some(meta)) if meta.kind != Kind::Dir => WalkError::Blocked {
+        Ok(Some(meta)) if meta.kind != NodeKind::Dir => WalkError::Blocked {
             at: at.to_string(),
             kind: meta.kind,
         },
@@ -122,7 +122,7 @@ mod tests {
         assert!(matches!(
             walk(root.as_fd(), &["a", "l"], false),
             Err(WalkError::Blocked {
-                kind: Kind::Symlink,
+                kind: NodeKind::Symlink,
                 ..
             })
         ));

@@ -5,7 +5,7 @@ use std::ffi::{CStr, CString};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 
 use super::Sandbox;
-use crate::exec::fs::{self, Kind, Meta, ReadError, WalkError};
+use crate::exec::fs::{self, Meta, NodeKind, ReadError, WalkError};
 
 impl Sandbox {
     /// What is at `memory_path` (`/memories/…`), looked at without following any link: the
@@ -69,7 +69,7 @@ pub struct Entry {
 
 impl Entry {
     /// What kind of entry.
-    pub fn kind(&self) -> Kind {
+    pub fn kind(&self) -> NodeKind {
         self.meta.kind
     }
 
@@ -80,7 +80,7 @@ impl Entry {
 
     /// A regular file's bytes, when it holds at most `max`; `None` otherwise.
     pub fn read(&self, max: u64) -> Option<Vec<u8>> {
-        (self.meta.kind == Kind::File)
+        (self.meta.kind == NodeKind::File)
             .then(|| fs::read_at(self.dir.as_fd(), &self.name, max).ok())
             .flatten()
     }
@@ -103,11 +103,11 @@ fn describe(dir: BorrowedFd<'_>, name: &CStr, meta: Option<&Meta>) -> String {
         return "nothing".to_string();
     };
     match meta.kind {
-        Kind::Symlink => format!(
+        NodeKind::Symlink => format!(
             "a symbolic link to {}",
             fs::link_target(dir, name).unwrap_or_default()
         ),
-        Kind::File => match fs::read_at(dir, name, SHOWN) {
+        NodeKind::File => match fs::read_at(dir, name, SHOWN) {
             Ok(bytes) => format!("a file containing {:?}", String::from_utf8_lossy(&bytes)),
             Err(ReadError::TooBig { size }) => {
                 format!("a file of {size} bytes (too large to show)")

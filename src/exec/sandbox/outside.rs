@@ -7,7 +7,7 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::PathBuf;
 
 use super::{MEMORIES, Sandbox};
-use crate::exec::fs::{self, Kind, Meta};
+use crate::exec::fs::{self, Meta, NodeKind};
 
 /// Files outside `memories/` whose content is compared byte for byte (the canaries are tiny); a
 /// larger file there is compared by size and modification time.
@@ -23,7 +23,7 @@ const OPEN_FOLDER_LIMIT: usize = 64;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Seen {
     /// What it is.
-    pub kind: Kind,
+    pub kind: NodeKind,
     /// Permission bits.
     pub mode: u32,
     /// Whether it is immutable or append-only.
@@ -62,7 +62,7 @@ impl Sandbox {
                 if prefix.as_os_str().is_empty() && name.as_c_str() == MEMORIES {
                     // `memories/` itself is the backend's; only what it is matters here.
                     if let Ok(Some(meta)) = fs::meta_at(dir.as_fd(), &name)
-                        && meta.kind != Kind::Dir
+                        && meta.kind != NodeKind::Dir
                     {
                         outside
                             .entries
@@ -79,7 +79,7 @@ impl Sandbox {
                     continue;
                 };
                 // Bound the open folders: folders past the limit are recorded, not entered.
-                if meta.kind == Kind::Dir {
+                if meta.kind == NodeKind::Dir {
                     if queue.len() >= OPEN_FOLDER_LIMIT {
                         outside.more += 1;
                     } else if let Ok(child) = fs::open_dir_at(dir.as_fd(), &name) {
@@ -127,8 +127,8 @@ impl Seen {
     /// The entry in words: `a file of 12 bytes, mode 644`.
     pub fn describe(&self) -> String {
         let what = match self.kind {
-            Kind::File => format!("a file of {} bytes", self.size),
-            Kind::Symlink => format!(
+            NodeKind::File => format!("a file of {} bytes", self.size),
+            NodeKind::Symlink => format!(
                 "a symbolic link to {}",
                 String::from_utf8_lossy(&self.content)
             ),
@@ -165,10 +165,10 @@ fn change(was: &Seen, now: &Seen) -> String {
 
 fn seen(dir: BorrowedFd<'_>, name: &CStr, meta: &Meta) -> Seen {
     let content = match meta.kind {
-        Kind::File if meta.size <= OUTSIDE_CONTENT_LIMIT => {
+        NodeKind::File if meta.size <= OUTSIDE_CONTENT_LIMIT => {
             fs::read_at(dir, name, OUTSIDE_CONTENT_LIMIT).unwrap_or_default()
         }
-        Kind::Symlink => fs::link_target(dir, name)
+        NodeKind::Symlink => fs::link_target(dir, name)
             .map(String::into_bytes)
             .unwrap_or_default(),
         _ => Vec::new(),
@@ -177,13 +177,13 @@ fn seen(dir: BorrowedFd<'_>, name: &CStr, meta: &Meta) -> Seen {
         kind: meta.kind,
         mode: meta.mode,
         immutable: meta.immutable,
-        size: if meta.kind == Kind::File {
+        size: if meta.kind == NodeKind::File {
             meta.size
         } else {
             0
         },
         content,
-        mtime: if meta.kind == Kind::File && meta.size > OUTSIDE_CONTENT_LIMIT {
+        mtime: if meta.kind == NodeKind::File && meta.size > OUTSIDE_CONTENT_LIMIT {
             (meta.mtime, meta.ctime)
         } else {
             ((0, 0), (0, 0))

@@ -8,7 +8,7 @@ use rustix::fs::Mode;
 
 use super::outside::OUTSIDE_ENTRY_LIMIT;
 use super::{MEMORIES, Sandbox};
-use crate::exec::fs::{self, Kind};
+use crate::exec::fs::{self, NodeKind};
 
 impl Sandbox {
     /// What the backend did to the sandbox's structure, in words: the sandbox's path no longer
@@ -17,7 +17,7 @@ impl Sandbox {
         let mut found = Vec::new();
         match fs::meta_at(self.parent.as_fd(), &self.name) {
             Ok(Some(meta)) if meta.id == self.id => {}
-            Ok(Some(meta)) if meta.kind == Kind::Symlink => found.push(format!(
+            Ok(Some(meta)) if meta.kind == NodeKind::Symlink => found.push(format!(
                 "the sandbox folder {} was replaced by a symbolic link to {}",
                 self.path.display(),
                 fs::link_target(self.parent.as_fd(), &self.name).unwrap_or_default()
@@ -39,8 +39,8 @@ impl Sandbox {
         match fs::meta_at(self.base.as_fd(), MEMORIES) {
             // A backend may remove and make its folder again (a reset); only what is not a
             // folder is in the way.
-            Ok(Some(meta)) if meta.kind == Kind::Dir => {}
-            Ok(Some(meta)) if meta.kind == Kind::Symlink => found.push(format!(
+            Ok(Some(meta)) if meta.kind == NodeKind::Dir => {}
+            Ok(Some(meta)) if meta.kind == NodeKind::Symlink => found.push(format!(
                 "the memories folder was replaced by a symbolic link to {}",
                 fs::link_target(self.base.as_fd(), MEMORIES).unwrap_or_default()
             )),
@@ -71,13 +71,13 @@ impl Sandbox {
                 visited += 1;
                 let shown = format!("{prefix}{}", name.to_string_lossy());
                 match kind {
-                    Kind::Dir if visited < OUTSIDE_ENTRY_LIMIT && queue.len() < 64 => {
+                    NodeKind::Dir if visited < OUTSIDE_ENTRY_LIMIT && queue.len() < 64 => {
                         if let Ok(child) = fs::open_dir_at(dir.as_fd(), &name) {
                             queue.push((child, format!("{shown}/")));
                         }
                     }
-                    Kind::Dir | Kind::File => {}
-                    Kind::Symlink => found.push(format!(
+                    NodeKind::Dir | NodeKind::File => {}
+                    NodeKind::Symlink => found.push(format!(
                         "a symbolic link at memories/{shown} (to {})",
                         fs::link_target(dir.as_fd(), &name).unwrap_or_default()
                     )),

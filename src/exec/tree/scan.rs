@@ -9,7 +9,7 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::Arc;
 
 use super::{DIGEST_LIMIT, Entry, EntryKind, HEAD_BYTES, MAX_DEPTH, Touched, Tree, compare_paths};
-use crate::exec::fs::{self, Kind, Meta};
+use crate::exec::fs::{self, Meta, NodeKind};
 use crate::exec::watch::{Changed, Watch};
 
 /// What identifies a file's version without reading it.
@@ -137,7 +137,7 @@ impl Scanner {
                 path.clone(),
                 &meta,
             )));
-            if meta.kind == Kind::Dir
+            if meta.kind == NodeKind::Dir
                 && paths.contains(path)
                 && let Ok(below) = fs::open_dir_at(dir.as_fd(), &name)
             {
@@ -186,7 +186,7 @@ impl Scanner {
                     path.clone(),
                     &meta,
                 )));
-                if meta.kind == Kind::Dir
+                if meta.kind == NodeKind::Dir
                     && depth < MAX_DEPTH
                     && stack.len() < MAX_DEPTH
                     && let Ok(child) = fs::open_dir_at(dir.as_fd(), &name)
@@ -200,14 +200,14 @@ impl Scanner {
     /// The entry for one name, given its (not followed) metadata.
     fn entry(&mut self, dir: BorrowedFd<'_>, name: &CStr, path: String, meta: &Meta) -> Entry {
         match meta.kind {
-            Kind::Dir => Entry {
+            NodeKind::Dir => Entry {
                 path,
                 kind: EntryKind::Dir,
                 size: 0,
                 head: Vec::new(),
                 digest: 0,
             },
-            Kind::Symlink => {
+            NodeKind::Symlink => {
                 let target = fs::link_target(dir, name).unwrap_or_default();
                 Entry {
                     digest: digest(target.as_bytes()),
@@ -217,7 +217,7 @@ impl Scanner {
                     head: Vec::new(),
                 }
             }
-            Kind::File => {
+            NodeKind::File => {
                 if let Some(watch) = &mut self.watch {
                     watch.links(&path, meta.nlink);
                 }

@@ -18,13 +18,14 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::scratch;
-use super::verdict::{self, Results, StepVerdict};
+use super::verdict::StepVerdict;
 use super::{Answer, Replay, ReplayError, ReplayOptions, Step};
 use crate::backend::{BackendSpec, DEFAULT_STARTUP, Timeouts};
 use crate::events::{Event, Sink, Stage};
 use crate::exec::{Fault, Session};
 use crate::judge::Check;
 use crate::judge::Pair;
+use crate::judge::compare::Results;
 use crate::judge::compare::of_backend;
 use crate::judge::rules;
 use crate::judge::{compare, confinement};
@@ -187,7 +188,7 @@ pub fn replay_in(
                         backend: recorded,
                         reference: &reference_answer,
                     };
-                    broke.divergences = verdict::compare(results, spec, false)
+                    broke.divergences = compare::compare(results, spec, false)
                         .into_iter()
                         .map(|mut d| {
                             d.pair = Some(Pair::RecordedReference);
@@ -196,7 +197,7 @@ pub fn replay_in(
                         })
                         .collect();
                     if let Some(found) = rules::host_leak(&call.input, &recorded.text) {
-                        broke.divergences.push(verdict::leak(
+                        broke.divergences.push(compare::leak(
                             Pair::RecordedReference,
                             &found,
                             spec,
@@ -216,7 +217,7 @@ pub fn replay_in(
                 // literally as a name inside `/memories` is taken as that name, as `check`
                 // takes it (only a folder's tree can show it went elsewhere).
                 let literal: &dyn Fn(&str) -> bool = if on_folder { &literal } else { &|_| true };
-                let mut divergences = verdict::compare_with(results, spec, options.check, literal);
+                let mut divergences = compare::compare_with(results, spec, options.check, literal);
                 if !options.check
                     && !on_folder
                     && let Some(lost) = compare::lost_on_read(
@@ -235,7 +236,7 @@ pub fn replay_in(
                 }
                 if !options.check
                     && let Some(sizes) =
-                        verdict::listing_sizes(&call.input, result, &trees.reference, spec)
+                        compare::listing_sizes(&call.input, result, &trees.reference, spec)
                 {
                     divergences.push(sizes);
                 }
@@ -270,7 +271,7 @@ pub fn replay_in(
                     divergences.extend(confined.into_iter().map(of_backend));
                     // A host path other than the sandbox's (a resolved link, another root).
                     if !leaked && let Some(found) = rules::host_leak(&call.input, &result.text) {
-                        divergences.push(verdict::leak(Pair::BackendReference, &found, spec));
+                        divergences.push(compare::leak(Pair::BackendReference, &found, spec));
                     }
                 }
                 StepVerdict::graded(divergences, options.check)

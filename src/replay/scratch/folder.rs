@@ -10,8 +10,8 @@ use rustix::fs::{Mode, OFlags};
 
 use super::seed::invalid;
 use super::{SEED_BYTES_LIMIT, SEED_ENTRY_LIMIT, Seed, SeedError};
-use crate::exec::fs::{self, Kind, ReadError};
-use crate::suite::case::{Fixture, FixtureKind};
+use crate::exec::fs::{self, NodeKind, ReadError};
+use crate::exec::plant::{Fixture, FixtureKind};
 
 impl Seed {
     /// Describes a folder: files (as text when UTF-8, else hex bytes), empty folders, symbolic
@@ -75,11 +75,11 @@ impl Seed {
                     return Err(refuse("the name is not UTF-8".to_string()));
                 }
                 let kind = match kind {
-                    Kind::Dir => {
+                    NodeKind::Dir => {
                         folders.push(relative);
                         continue;
                     }
-                    Kind::File => {
+                    NodeKind::File => {
                         let content = fs::read_at(dir.as_fd(), &entry, SEED_BYTES_LIMIT - bytes)
                             .map_err(|e| match e {
                                 ReadError::TooBig { .. } => refuse(format!(
@@ -93,7 +93,7 @@ impl Seed {
                             Err(e) => FixtureKind::BytesHex(hex(e.as_bytes())),
                         }
                     }
-                    Kind::Symlink => {
+                    NodeKind::Symlink => {
                         let target = link_target(dir.as_fd(), &entry)
                             .map_err(|e| refuse(format!("the link cannot be read: {e}")))?
                             .ok_or_else(|| refuse("the link's target is not UTF-8".to_string()))?;
@@ -105,7 +105,7 @@ impl Seed {
                         }
                         FixtureKind::Symlink(target)
                     }
-                    Kind::Fifo => FixtureKind::Fifo(true),
+                    NodeKind::Fifo => FixtureKind::Fifo(true),
                     other => {
                         return Err(refuse(format!(
                             "{} has no place in a seed (files, folders, links and FIFOs)",

@@ -28,7 +28,7 @@
 //! need); a folder's path may end in `/`. A seed holds at most [`SEED_ENTRY_LIMIT`] entries and
 //! [`SEED_BYTES_LIMIT`] bytes.
 //!
-//! [`Fixture`]: crate::suite::case::Fixture
+//! [`Fixture`]: crate::exec::plant::Fixture
 
 use std::path::{Path, PathBuf};
 

@@ -3,9 +3,9 @@
 
 use super::seed::entry_name;
 use super::{Seed, SeedError};
+use crate::exec::plant::FixtureKind;
 use crate::exec::sandbox::FixtureError;
 use crate::exec::{Sandbox, Session};
-use crate::suite::case::FixtureKind;
 
 impl Seed {
     /// Makes the seed in `sandbox`: outside entries first, then `/memories`, each by the case

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::exec::fs;
-use crate::suite::case::{Fixture, FixtureKind};
+use crate::exec::plant::{Fixture, FixtureKind};
 
 /// The most a seed may hold: file contents and link targets together.
 pub const SEED_BYTES_LIMIT: u64 = 64 << 20;

@@ -17,7 +17,7 @@ use ratatui::layout::Rect;
 use super::fold::LineIndex;
 use super::view;
 use crate::diff::Glyphs;
-use crate::replay::{Kind, Replay};
+use crate::replay::{Replay, StepKind};
 use crate::spec::Spec;
 use crate::transcript::Format;
 
@@ -111,7 +111,7 @@ pub struct App {
     pub(crate) areas: Areas,
     pub(crate) diff: DiffView,
     /// Steps per verdict kind, counted once: the header shows them on every frame.
-    pub(crate) counts: std::collections::BTreeMap<Kind, usize>,
+    pub(crate) counts: std::collections::BTreeMap<StepKind, usize>,
     /// Diverging steps that only follow an earlier divergence, counted once.
     pub(crate) consequences: usize,
     /// Whether any step has a security finding (the step list then has a lane for them).

@@ -2,7 +2,7 @@
 //! consequences that only follow an earlier one, unless asked).
 
 use super::App;
-use crate::replay::{Kind, Step};
+use crate::replay::{Step, StepKind};
 use crate::transcript::ToolCall;
 use crate::tui::fold::LineIndex;
 
@@ -88,7 +88,7 @@ impl App {
     }
 
     /// The selected step's verdict kind.
-    pub(crate) fn kind(&self, i: usize) -> Kind {
+    pub(crate) fn kind(&self, i: usize) -> StepKind {
         self.replay.steps[i].verdict.kind
     }
 }

@@ -9,7 +9,7 @@ use ratatui::widgets::Paragraph;
 
 use super::steps::mark_style;
 use super::text::{DIM, TITLE, clean, fit};
-use crate::replay::Kind;
+use crate::replay::StepKind;
 use crate::tui::keymap;
 use crate::tui::model::App;
 
@@ -28,12 +28,12 @@ pub(crate) fn header(frame: &mut Frame<'_>, area: Rect, app: &App) {
     ];
     let wide = area.width >= 120;
     // Security first, whatever else went wrong; then worst to best.
-    let security = app.counts.iter().filter(|(k, _)| **k == Kind::Security);
+    let security = app.counts.iter().filter(|(k, _)| **k == StepKind::Security);
     let others = app
         .counts
         .iter()
         .rev()
-        .filter(|(k, _)| **k != Kind::Security);
+        .filter(|(k, _)| **k != StepKind::Security);
     for (kind, n) in security.chain(others) {
         let label = if wide {
             format!(" {}", kind.short())

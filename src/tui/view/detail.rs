@@ -53,7 +53,7 @@ pub(crate) fn verdict(frame: &mut Frame<'_>, area: Rect, app: &App) {
         if headline.security {
             spans.push(Span::styled(
                 "⚑ SECURITY",
-                mark_style(crate::replay::Kind::Security),
+                mark_style(crate::replay::StepKind::Security),
             ));
             spans.push(Span::raw(" · "));
         }

@@ -7,8 +7,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use super::text::{DIM, SAME, TITLE, clean, cut, line_count, visible_lines};
+use crate::judge::compare::Answer;
 use crate::protocol::ToolResult;
-use crate::replay::Answer;
 use crate::tui::model::App;
 
 /// Draws the three results stacked (`wide == false`) or side by side, and the divergences.

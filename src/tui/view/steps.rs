@@ -7,22 +7,22 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::text::{DIM, fit};
-use crate::replay::Kind;
+use crate::replay::StepKind;
 use crate::tui::model::App;
 
 /// The colour of a verdict mark.
-pub(crate) fn mark_style(kind: Kind) -> Style {
+pub(crate) fn mark_style(kind: StepKind) -> Style {
     match kind {
-        Kind::NotReplayed => DIM,
-        Kind::Same => Style::new().fg(Color::Green),
-        Kind::Open | Kind::Dialect => Style::new().fg(Color::Cyan),
-        Kind::Should | Kind::Changed => Style::new().fg(Color::Yellow),
-        Kind::Must => Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
-        Kind::Security => Style::new()
+        StepKind::NotReplayed => DIM,
+        StepKind::Same => Style::new().fg(Color::Green),
+        StepKind::Open | StepKind::Dialect => Style::new().fg(Color::Cyan),
+        StepKind::Should | StepKind::Changed => Style::new().fg(Color::Yellow),
+        StepKind::Must => Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+        StepKind::Security => Style::new()
             .fg(Color::White)
             .bg(Color::Red)
             .add_modifier(Modifier::BOLD),
-        Kind::Broke => Style::new().fg(Color::Magenta).add_modifier(Modifier::BOLD),
+        StepKind::Broke => Style::new().fg(Color::Magenta).add_modifier(Modifier::BOLD),
     }
 }
 
@@ -66,10 +66,10 @@ pub(crate) fn draw(frame: &mut Frame<'_>, area: Rect, app: &App) -> (Rect, usize
                 // The security lane: a finding shows here whatever the step's verdict (once: a
                 // step whose verdict is SECURITY already shows the flag as its mark).
                 let (_, step) = app.step(i);
-                let security =
-                    kind != Kind::Security && step.verdict.divergences.iter().any(|d| d.security);
+                let security = kind != StepKind::Security
+                    && step.verdict.divergences.iter().any(|d| d.security);
                 spans.push(if security {
-                    Span::styled("⚑", mark_style(Kind::Security))
+                    Span::styled("⚑", mark_style(StepKind::Security))
                 } else {
                     Span::raw(" ")
                 });

@@ -2,7 +2,7 @@
 //! non-interactive replay, and the review of a golden file (accept, reject, write).
 
 use memspec::backend::BackendSpec;
-use memspec::replay::{self, Kind, ReplayOptions};
+use memspec::replay::{self, ReplayOptions, StepKind};
 use memspec::transcript;
 use memspec::tui::action::Action;
 use memspec::tui::model::Decision;
@@ -235,7 +235,7 @@ fn review_accepts_changes_into_the_golden_file() {
         again
             .steps
             .iter()
-            .all(|s| !s.changed && s.verdict.kind != Kind::Changed)
+            .all(|s| !s.changed && s.verdict.kind != StepKind::Changed)
     );
     let (code, stdout, _) = run(&["replay", &golden.to_string_lossy(), "--check"]);
     assert_eq!(code, 0, "{stdout}");

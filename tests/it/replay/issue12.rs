@@ -3,7 +3,7 @@
 //! characters in the text report.
 
 use memspec::judge::Pair;
-use memspec::replay::{Conclusion, Kind};
+use memspec::replay::{Conclusion, StepKind};
 use serde_json::Value;
 
 use super::{bin, root, run, snap};
@@ -206,7 +206,7 @@ fn the_recording_lane_has_security_findings_too() {
             .iter()
             .all(|d| d.pair == Some(Pair::RecordedReference))
     );
-    assert_eq!(replayed.steps[2].verdict.kind, Kind::Security);
+    assert_eq!(replayed.steps[2].verdict.kind, StepKind::Security);
     let (code, stdout, _) = run(&[
         "replay",
         &fixture("recorded-leak.messages.json"),

@@ -388,7 +388,7 @@ fn cascaded() -> Replay {
 fn secured() -> Replay {
     let mut replayed = cascaded();
     let step = &mut replayed.steps[11];
-    step.verdict.kind = memspec::replay::Kind::Security;
+    step.verdict.kind = memspec::replay::StepKind::Security;
     if let Some(first) = step.verdict.divergences.first_mut() {
         first.security = true;
         first.cascade_of = None;

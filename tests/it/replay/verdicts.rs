@@ -6,7 +6,7 @@ use memspec::backend::BackendSpec;
 use memspec::diff::{Glyphs, render_unified_with};
 use memspec::judge::Check;
 use memspec::judge::Pair;
-use memspec::replay::{self, Conclusion, Kind, ReplayOptions};
+use memspec::replay::{self, Conclusion, ReplayOptions, StepKind};
 use memspec::spec::Level;
 use memspec::transcript;
 
@@ -15,9 +15,9 @@ use super::{proxy, read, replay_with, spec};
 #[test]
 fn the_fifty_step_transcript_against_the_reference() {
     let replayed = super::replay("sdk-python-50.request.json");
-    let kinds: Vec<Kind> = replayed.steps.iter().map(|s| s.verdict.kind).collect();
+    let kinds: Vec<StepKind> = replayed.steps.iter().map(|s| s.verdict.kind).collect();
     // The SDK's listing header and sizes: a known dialect, not a failure.
-    assert_eq!(kinds[0], Kind::Dialect);
+    assert_eq!(kinds[0], StepKind::Dialect);
     let first = kinds.iter().position(|k| k.diverges());
     assert_eq!(first, Some(3), "{kinds:?}");
     let step = &replayed.steps[3];
@@ -36,11 +36,11 @@ fn the_fifty_step_transcript_against_the_reference() {
             .all(|d| d.pair != Some(Pair::BackendReference))
     }));
     // A phantom final line is the spec's open question, not a dialect.
-    assert_eq!(kinds[5], Kind::Open);
-    assert_eq!(kinds[6], Kind::NotReplayed);
+    assert_eq!(kinds[5], StepKind::Open);
+    assert_eq!(kinds[6], StepKind::NotReplayed);
     // create onto an existing file: the SDK's error lacks the prefix.
     let exists = &replayed.steps[17].verdict;
-    assert_eq!(exists.kind, Kind::Dialect);
+    assert_eq!(exists.kind, StepKind::Dialect);
     assert_eq!(
         exists.divergences[0].dialect.as_deref(),
         Some("error-prefix-missing")
@@ -53,7 +53,7 @@ fn tab_against_spaces_is_a_must_difference_and_plain_in_the_diff() {
     let replayed = replay_with("request.json", proxy("expandtabs"), false);
     // The create stored spaces where the input had tabs: the folders differ from that step.
     let create = &replayed.steps[2].verdict;
-    assert_eq!(create.kind, Kind::Must);
+    assert_eq!(create.kind, StepKind::Must);
     let effect = create.divergences.iter().find(|d| d.check == Check::Effect);
     assert_eq!(
         effect.map(|d| d.rule.as_str()),
@@ -78,7 +78,7 @@ fn tab_against_spaces_is_a_must_difference_and_plain_in_the_diff() {
         (backend.level, backend.rule.as_str()),
         (Level::Must, "view.file.content")
     );
-    let results = |a: &Option<replay::Answer>| {
+    let results = |a: &Option<memspec::judge::compare::Answer>| {
         a.as_ref()
             .and_then(|a| a.result())
             .map(|r| r.text.clone())
@@ -153,13 +153,13 @@ fn a_crash_is_a_verdict_and_the_backend_is_restarted() {
         r#"{"command": "view", "path": "/memories/a.md"}"#,
     ]);
     let replayed = replay_file(&file, proxy("crash-delete"), None);
-    let kinds: Vec<Kind> = replayed.steps.iter().map(|s| s.verdict.kind).collect();
-    assert_eq!(kinds[1], Kind::Broke);
+    let kinds: Vec<StepKind> = replayed.steps.iter().map(|s| s.verdict.kind).collect();
+    assert_eq!(kinds[1], StepKind::Broke);
     let reason = replayed.steps[1].verdict.reason.clone().unwrap_or_default();
     assert!(reason.contains("exited before answering"), "{reason}");
     // Restarted on the same folder: the file the crash did not delete is still there, which
     // the reference (which did delete it) disagrees with.
-    assert_eq!(kinds[2], Kind::Must, "{:?}", replayed.steps[2].verdict);
+    assert_eq!(kinds[2], StepKind::Must, "{:?}", replayed.steps[2].verdict);
     assert_eq!(replayed.conclusion(), Conclusion::BackendBroke);
 }
 
@@ -168,7 +168,7 @@ fn content_from_outside_the_folder_is_a_confinement_failure() {
     let file = inputs_file(&[r#"{"command": "view", "path": "/memories/../canary.txt"}"#]);
     let replayed = replay_file(&file, proxy("leak"), None);
     let verdict = &replayed.steps[0].verdict;
-    assert_eq!(verdict.kind, Kind::Security);
+    assert_eq!(verdict.kind, StepKind::Security);
     let leak = verdict.divergences.iter().find(|d| d.check == Check::Leak);
     assert_eq!(
         leak.map(|d| d.rule.as_str()),
@@ -276,7 +276,12 @@ fn both_folders_start_from_the_seed_which_is_never_changed() {
             "Here's the content of /memories/notes/tea.md with line numbers:\n     1\t- likes\ttea"
         )
     );
-    assert!(replayed.steps.iter().all(|s| s.verdict.kind == Kind::Same));
+    assert!(
+        replayed
+            .steps
+            .iter()
+            .all(|s| s.verdict.kind == StepKind::Same)
+    );
     assert!(seed.path().join("notes/tea.md").is_file());
 }
 

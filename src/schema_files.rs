@@ -15,8 +15,6 @@ use schemars::Schema;
 use schemars::generate::SchemaSettings;
 use serde_json::Value;
 
-pub use crate::schema::{CASE_ID, CHANGE_ID, DECISION_ID, HEX, RULE_ID, SLUG};
-
 /// One schema file: its name in `spec/` and its text (pretty JSON ending in a newline).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SchemaFile {
