@@ -122,6 +122,35 @@ pub fn compare_with(
     out
 }
 
+/// The recording alone against the reference, when the backend gave no result to compare:
+/// the recording is judged whatever the backend did, in the recording's words.
+pub fn recorded(
+    input: &Value,
+    recorded: &ToolResult,
+    reference: &ReferenceAnswer,
+    spec: Option<&Spec>,
+) -> Vec<Finding> {
+    let results = Results {
+        input,
+        recorded: None,
+        backend: recorded,
+        reference,
+    };
+    let mut out = Vec::new();
+    against_reference(
+        Pair::RecordedReference,
+        recorded,
+        results,
+        spec,
+        &|_| false,
+        &mut out,
+    );
+    if let Some(found) = rules::host_leak(input, &recorded.text) {
+        out.push(leak(Pair::RecordedReference, &found, spec));
+    }
+    out
+}
+
 /// Differences of the backend from the recording (check mode): the flag under its own rule, the
 /// text under the rule of the part of the format that changed.
 fn changes(recorded: &ToolResult, results: Results<'_>, out: &mut Vec<Finding>) {

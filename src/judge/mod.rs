@@ -2,6 +2,7 @@
 //!
 //! - [`Finding`]: the one finding type, with its [`Check`], [`Harm`], replayed [`Pair`] and
 //!   [`Fact`];
+//! - [`step`]: the door for one replayed call: what was observed in, findings out;
 //! - [`grade`]: a case's calls, outcome and choices;
 //! - [`witness`]: what the store holds, read through the tool (or "unverified", with why);
 //! - [`effects`], [`answers`]: a case's effects and answers graded by the rules of its revision;
@@ -23,6 +24,7 @@ pub mod grade;
 pub mod lineage;
 pub mod model;
 pub mod rules;
+pub mod step;
 pub mod witness;
 
 pub use finding::{Cause, Check, Fact, Finding, Harm, Pair, worst};

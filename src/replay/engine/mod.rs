@@ -23,18 +23,16 @@ use super::{Answer, Replay, ReplayError, ReplayOptions, Step};
 use crate::backend::{BackendSpec, DEFAULT_STARTUP, Timeouts};
 use crate::events::{Event, Sink, Stage};
 use crate::exec::{Fault, Session};
-use crate::judge::Check;
+use crate::judge;
 use crate::judge::Pair;
-use crate::judge::compare::Results;
-use crate::judge::compare::of_backend;
 use crate::judge::rules;
-use crate::judge::{compare, confinement};
+use crate::judge::step::{Grading, Observation, Witness};
 use crate::reference::Reference;
 use crate::spec::Level;
 use crate::spec::{Always, Graded};
 use crate::spec::{Spec, known};
 use crate::transcript::Transcript;
-use differences::{file_differences, tree_divergence};
+use differences::file_differences;
 use drift::{At, CHANGES_STORE, Drift};
 use folders::{Change, Folders, change_of};
 
@@ -174,107 +172,51 @@ pub fn replay_in(
             _ => false,
         };
         let number = index + 1;
-        let mut verdict = match answer.result() {
-            None => {
-                let mut broke = StepVerdict::broke(match &answer {
-                    Answer::Broke(why) | Answer::NotRun(why) => why.clone(),
-                    Answer::Result(_) => String::new(),
-                });
-                // The recording is judged whatever the backend did.
-                if let (Some(recorded), false) = (&call.recorded, options.check) {
-                    let results = Results {
-                        input: &call.input,
-                        recorded: None,
-                        backend: recorded,
-                        reference: &reference_answer,
-                    };
-                    broke.divergences = compare::compare(results, spec, false)
-                        .into_iter()
-                        .map(|mut d| {
-                            d.pair = Some(Pair::RecordedReference);
-                            d.message = d.message.replace("backend", "recorded");
-                            d
-                        })
-                        .collect();
-                    if let Some(found) = rules::host_leak(&call.input, &recorded.text) {
-                        broke.divergences.push(compare::leak(
-                            Pair::RecordedReference,
-                            &found,
-                            spec,
-                        ));
-                    }
+        let breaches = match answer.result() {
+            Some(result) if !options.check => {
+                let mut breaches = backend.check_answer(&call.input, result);
+                // The in-process reference cannot reach outside its root (its own tests
+                // attack that); checking it here would only cost time on long replays.
+                if !trusted {
+                    breaches.extend(backend.check_sandbox().breaches);
                 }
-                broke
+                breaches
             }
-            Some(result) => {
-                let results = Results {
-                    input: &call.input,
-                    recorded: call.recorded.as_ref(),
-                    backend: result,
-                    reference: &reference_answer,
-                };
-                // A store that is not a folder shows no facts of an escape: a path that reads
-                // literally as a name inside `/memories` is taken as that name, as `check`
-                // takes it (only a folder's tree can show it went elsewhere).
-                let literal: &dyn Fn(&str) -> bool = if on_folder { &literal } else { &|_| true };
-                let mut divergences = compare::compare_with(results, spec, options.check, literal);
-                if !options.check
-                    && !on_folder
-                    && let Some(lost) = compare::lost_on_read(
-                        &call.input,
-                        &reference_answer,
-                        result,
-                        last_change.as_ref(),
-                        spec,
-                    )
-                {
-                    // The flag that came with it only restates the loss.
-                    divergences.retain(|d| {
-                        d.pair != Some(Pair::BackendReference) || d.check != Check::IsError
-                    });
-                    divergences.push(of_backend(lost));
-                }
-                if !options.check
-                    && let Some(sizes) =
-                        compare::listing_sizes(&call.input, result, &trees.reference, spec)
-                {
-                    divergences.push(sizes);
-                }
-                if !options.check {
-                    let outside = divergences
-                        .iter()
-                        .find(|d| d.security && d.pair == Some(Pair::BackendReference))
-                        .map(|d| d.rule.clone());
-                    if let Some(paths) = tree_change {
-                        let mut effect =
-                            tree_divergence(&call.input, &reference_answer, &before, &paths, spec);
-                        // What a path outside `/memories` did to the folder is that escape's
-                        // effect, under its rule: not a create that wrote the wrong place.
-                        if let Some(rule) = outside {
-                            effect.level = rules::level(spec, &rule, Level::Must);
-                            effect.rule = rule;
-                            effect.security = true;
-                        }
-                        divergences.push(effect);
-                    }
-                    let mut breaches = backend.check_answer(&call.input, result);
-                    // The in-process reference cannot reach outside its root (its own tests
-                    // attack that); checking it here would only cost time on long replays.
-                    if !trusted {
-                        breaches.extend(backend.check_sandbox().breaches);
-                    }
-                    let confined =
-                        confinement::findings(breaches, &always, None, "after this step");
-                    let leaked = confined
-                        .iter()
-                        .any(|f| matches!(f.check, Check::HostPath | Check::Leak));
-                    divergences.extend(confined.into_iter().map(of_backend));
-                    // A host path other than the sandbox's (a resolved link, another root).
-                    if !leaked && let Some(found) = rules::host_leak(&call.input, &result.text) {
-                        divergences.push(compare::leak(Pair::BackendReference, &found, spec));
-                    }
-                }
-                StepVerdict::graded(divergences, options.check)
+            _ => Vec::new(),
+        };
+        let witness = if on_folder {
+            Witness::Folder {
+                before: &before,
+                after: &trees.reference,
+                differs: tree_change.as_deref(),
+                literal: &literal,
+            }
+        } else {
+            Witness::Tool {
+                after: &trees.reference,
+                last_change: last_change.as_ref(),
+            }
+        };
+        let seen = Observation {
+            input: &call.input,
+            answer: &answer,
+            recorded: call.recorded.as_ref(),
+            reference: &reference_answer,
+            witness,
+            breaches,
+        };
+        let grading = Grading {
+            spec,
+            always: &always,
+            check: options.check,
+        };
+        let findings = judge::step::step(seen, grading);
+        let mut verdict = match &answer {
+            Answer::Result(_) => StepVerdict::graded(findings, options.check),
+            Answer::Broke(why) | Answer::NotRun(why) => {
+                let mut broke = StepVerdict::broke(why.clone());
+                broke.divergences = findings;
+                broke
             }
         };
         if !options.check {
