@@ -267,6 +267,13 @@ impl std::fmt::Display for Cause {
     }
 }
 
+/// `message [LEVEL rule]`: the one spelling of a finding's line, in every report and format.
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} [{} {}]", self.message, self.level.as_str(), self.rule)
+    }
+}
+
 impl Finding {
     /// A check that did not hold: `check` broke `rule`, graded at `level`.
     pub fn new(check: Check, level: Level, rule: RuleId, message: impl Into<String>) -> Self {

@@ -133,7 +133,7 @@ fn non_success(kind: NonSuccessKind, report: &Report, result: &CaseResult) -> Te
             result
                 .findings
                 .first()
-                .map(|f| format!("{} [{} {}]", f.message, f.level.as_str(), f.rule))
+                .map(ToString::to_string)
         })
         .unwrap_or_default();
     status.set_message(message);
@@ -148,13 +148,7 @@ fn details(report: &Report, result: &CaseResult) -> String {
         let _ = writeln!(out, "accepted by baseline: {reason}");
     }
     for finding in &result.findings {
-        let _ = writeln!(
-            out,
-            "{} [{} {}]",
-            finding.message,
-            finding.level.as_str(),
-            finding.rule
-        );
+        let _ = writeln!(out, "{finding}");
         if let (Some(expected), Some(actual)) = (finding.expected_for_diff(), &finding.actual) {
             push_report_diff(
                 &mut out,

@@ -299,13 +299,7 @@ fn case_block(
             .as_ref()
             .map(|cause| format!(" (follows from {cause})"))
             .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "  - {} [{} {}]{follows}",
-            finding.message,
-            finding.level.as_str(),
-            finding.rule
-        );
+        let _ = writeln!(out, "  - {finding}{follows}");
         // A consequence of an earlier step is named, not argued again (its cause has the
         // diff); one of the same step (the text after a wrong flag) is that fault's detail.
         let earlier = finding
