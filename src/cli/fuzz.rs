@@ -22,8 +22,8 @@ use memspec::report::fuzz as report;
 use memspec::spec::Spec;
 use memspec::suite::load;
 
-/// `--time` when neither it nor `--steps` is given, in seconds.
-const DEFAULT_TIME: f64 = 60.0;
+/// `--time` when neither it nor `--steps` is given.
+const DEFAULT_TIME: Duration = Duration::from_secs(60);
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct FuzzArgs {
@@ -34,7 +34,7 @@ pub(crate) struct FuzzArgs {
     pub(crate) seed: Option<u64>,
     /// Stop after this many seconds [default: 60].
     #[arg(long, value_parser = super::positive_seconds, conflicts_with = "steps")]
-    pub(crate) time: Option<f64>,
+    pub(crate) time: Option<super::Seconds>,
     /// Stop after this many tool calls.
     #[arg(long, value_parser = super::at_least_one)]
     pub(crate) steps: Option<usize>,
@@ -77,12 +77,9 @@ pub(crate) fn run_fuzz(args: &FuzzArgs) -> ExitCode {
     if let Err(code) = args.reports.check_paths() {
         return code;
     }
-    let (backend, _adapters) = match args.target.adapters.resolve(
-        args.target.backend.as_deref(),
-        args.target.not_on_folder,
-        revision,
-    ) {
-        Ok(resolved) => resolved,
+    // `target` holds an embedded adapter's folder until the run is over.
+    let target = match args.target.resolve(revision) {
+        Ok(target) => target,
         Err(code) => return code,
     };
     let seed = args.seed.unwrap_or_else(|| {
@@ -92,13 +89,13 @@ pub(crate) fn run_fuzz(args: &FuzzArgs) -> ExitCode {
     });
     let budget = match (args.time, args.steps) {
         (_, Some(steps)) => Budget::Steps(steps),
-        (time, None) => Budget::Time(Duration::from_secs_f64(time.unwrap_or(DEFAULT_TIME))),
+        (time, None) => Budget::Time(time.map_or(DEFAULT_TIME, |time| time.0)),
     };
     let options = FuzzOptions {
-        backend: backend.clone(),
+        backend: target.backend.clone(),
         seed,
         budget,
-        timeout: Duration::from_secs_f64(args.target.timeout),
+        timeout: target.timeouts.call,
         jobs: args.jobs,
         clients: args.clients,
         keep_going: args.keep_going,
@@ -116,14 +113,13 @@ pub(crate) fn run_fuzz(args: &FuzzArgs) -> ExitCode {
     let mut confirmed = Vec::new();
     for divergence in &fuzzed.divergences {
         confirmed.push(divergence.kept.as_ref().and_then(|kept| {
-            confirm(kept, &backend, &spec, options.timeout)
+            confirm(kept, &target.backend, &spec, options.timeout)
                 .map_err(|e| say(&format!("could not run the kept case {}: {e}", kept.id)))
                 .ok()
         }));
     }
-    let backend_args = backend_args(args);
     // The rerun keeps the budget: a finding late in a run is reached again only with as much.
-    let mut rerun_args = backend_args.clone();
+    let mut rerun_args = target.repro.clone();
     if let Some(steps) = args.steps {
         rerun_args.extend(["--steps".to_string(), steps.to_string()]);
     }
@@ -134,7 +130,7 @@ pub(crate) fn run_fuzz(args: &FuzzArgs) -> ExitCode {
         rerun_args.push("--keep-going".to_string());
     }
     // Every format but fuzz's own human summary is the check report of the kept cases.
-    let as_report = report::as_report(&fuzzed, backend_args);
+    let as_report = report::as_report(&fuzzed, target.repro.clone());
     let render = memspec::report::Render {
         full_texts: args.reports.full_texts,
         ..memspec::report::Render::default()
@@ -165,19 +161,6 @@ pub(crate) fn run_fuzz(args: &FuzzArgs) -> ExitCode {
     } else {
         ExitCode::from(EXIT_NOT_CONFORMANT)
     }
-}
-
-/// The flags that select the same backend again.
-fn backend_args(args: &FuzzArgs) -> Vec<String> {
-    let mut out = Vec::new();
-    if let Some(backend) = &args.target.backend {
-        out.extend(["--backend".to_string(), backend.clone()]);
-    }
-    out.extend(args.target.adapters.repro());
-    if args.target.not_on_folder {
-        out.push("--not-on-folder".to_string());
-    }
-    out
 }
 
 /// Runs a kept case through the check engine, on `backend` and on the reference.

@@ -22,11 +22,13 @@ mod progress;
 mod reference;
 mod replay;
 mod reports;
+mod target;
 
-use std::fmt::Display;
+use std::fmt::{self, Display};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use memspec::builtin::Source;
@@ -36,6 +38,8 @@ use check::{CasesAction, CheckArgs, MatrixArgs, SpecAction, cases, coverage, mat
 use fuzz::{FuzzArgs, run_fuzz};
 use reference::call;
 use replay::{RecordArgs, ReplayArgs, record, replay};
+
+pub(crate) use target::{BackendArgs, DEFAULT_TIMEOUT, Target};
 
 pub(crate) const EXIT_NOT_CONFORMANT: u8 = memspec::exit::Exit::NotConformant.code();
 
@@ -50,15 +54,38 @@ pub(crate) const EXIT_INTERNAL: u8 = memspec::exit::Exit::Internal.code();
 /// scripts seeing what they see for any other tool.
 pub(crate) const EXIT_CLOSED_PIPE: u8 = 141;
 
-/// Parses `--timeout`: a number of seconds above 0. A zero timeout would fail every call at
-/// once and blame the backend for it, so it is a usage error, like a negative one.
-pub(crate) fn positive_seconds(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(seconds) if seconds > 0.0 && std::time::Duration::try_from_secs_f64(seconds).is_ok() => {
-            Ok(seconds)
-        }
-        Ok(_) => Err("must be a number of seconds above 0".to_string()),
-        Err(e) => Err(e.to_string()),
+/// A number of seconds from the command line, checked and made a [`Duration`] once, by its
+/// parser ([`positive_seconds`] or [`seconds`]), so that no command checks it again. It shows
+/// as a number of seconds (`7.5`), in `--help`'s defaults and in rerun lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Seconds(pub(crate) Duration);
+
+impl Display for Seconds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        Display::fmt(&self.0.as_secs_f64(), f)
+    }
+}
+
+/// Parses `--timeout` and the like: a number of seconds above 0. A zero timeout would fail
+/// every call at once and blame the backend for it, so it is a usage error, like a negative
+/// one.
+pub(crate) fn positive_seconds(text: &str) -> Result<Seconds, String> {
+    parse_seconds(text, |seconds| seconds > 0.0, " above 0")
+}
+
+/// Parses `--startup-timeout`: a number of seconds, 0 or more.
+pub(crate) fn seconds(text: &str) -> Result<Seconds, String> {
+    parse_seconds(text, |_| true, ", 0 or more")
+}
+
+/// `text` as seconds if it is a number `accept` takes and a [`Duration`] can hold (not
+/// negative, not NaN, not too large); else the error says it must be a number of seconds
+/// followed by `rule`.
+fn parse_seconds(text: &str, accept: fn(f64) -> bool, rule: &str) -> Result<Seconds, String> {
+    let seconds = text.parse::<f64>().map_err(|e| e.to_string())?;
+    match Duration::try_from_secs_f64(seconds) {
+        Ok(duration) if accept(seconds) => Ok(Seconds(duration)),
+        _ => Err(format!("must be a number of seconds{rule}")),
     }
 }
 
@@ -82,29 +109,6 @@ pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
 }
-
-/// The backend under test and how long a call may take: one group for `check`, `replay`,
-/// `record` and `fuzz`.
-#[derive(Debug, clap::Args)]
-pub(crate) struct BackendArgs {
-    /// Backend command speaking protocol v1; `{memories}` and `{base}` become the sandbox paths.
-    /// Without it (and without --python or --node), the built-in reference runs in process.
-    #[arg(long)]
-    pub(crate) backend: Option<String>,
-    #[command(flatten)]
-    pub(crate) adapters: check::AdapterArgs,
-    /// Declare that the backend does not store memories in the given folder (a database, a
-    /// key-value store): its state is then read back through the tool only, and cases that
-    /// need files made on disk are skipped.
-    #[arg(long)]
-    pub(crate) not_on_folder: bool,
-    /// Per-call timeout in seconds.
-    #[arg(long, default_value_t = DEFAULT_TIMEOUT, value_parser = positive_seconds)]
-    pub(crate) timeout: f64,
-}
-
-/// `--timeout` when not given, in seconds.
-pub(crate) const DEFAULT_TIMEOUT: f64 = 10.0;
 
 /// `--color`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

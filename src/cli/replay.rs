@@ -4,15 +4,14 @@ use memspec::exit::Classified;
 use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use super::progress::Progress;
 use clap::ValueEnum;
 
 use super::check::clean_up_on_signals;
 use super::{
-    EXIT_BACKEND_BROKE, EXIT_INTERNAL, EXIT_NOT_CONFORMANT, EXIT_USAGE, fail, print_out, say,
-    write_failed,
+    EXIT_BACKEND_BROKE, EXIT_INTERNAL, EXIT_NOT_CONFORMANT, EXIT_USAGE, Target, fail, print_out,
+    say, write_failed,
 };
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -86,21 +85,15 @@ pub(crate) struct ReplayArgs {
     pub(crate) reports: super::reports::ReportFiles,
 }
 
-/// The command line that replays the same transcript on the same backend again.
-fn rerun(args: &ReplayArgs) -> String {
+/// The command line that replays the same transcript on the same backend (`target`'s) again.
+fn rerun(args: &ReplayArgs, target: &Target) -> String {
     let mut words = vec![
         "memspec".to_string(),
         "replay".to_string(),
         args.transcript.display().to_string(),
         if args.check { "--check" } else { "--report" }.to_string(),
     ];
-    if let Some(backend) = &args.target.backend {
-        words.extend(["--backend".to_string(), backend.clone()]);
-    }
-    words.extend(args.target.adapters.repro());
-    if args.target.not_on_folder {
-        words.push("--not-on-folder".to_string());
-    }
+    words.extend(target.repro.iter().cloned());
     if let Some(seed) = &args.seed {
         words.extend(["--seed".to_string(), seed.display().to_string()]);
     }
@@ -148,12 +141,6 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
     if !interactive {
         clean_up_on_signals();
     }
-    let Ok(timeout) = Duration::try_from_secs_f64(args.target.timeout) else {
-        return fail(
-            EXIT_USAGE,
-            &"--timeout must be a positive number of seconds",
-        );
-    };
     if let Err(code) = args.reports.check_paths() {
         return code;
     }
@@ -181,19 +168,15 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
     // Rule sentences are a help, not a need: a replay runs without spec/.
     let spec =
         memspec::spec::Spec::load_from(&memspec::builtin::default_sources().0, revision).ok();
-    // The adapter's folder lives until the replay is over.
-    let (backend, _adapter) = match args.target.adapters.resolve(
-        args.target.backend.as_deref(),
-        args.target.not_on_folder,
-        revision,
-    ) {
-        Ok(resolved) => resolved,
+    // `target` holds an embedded adapter's folder until the replay is over.
+    let target = match args.target.resolve(revision) {
+        Ok(target) => target,
         Err(code) => return code,
     };
     let options = ReplayOptions {
-        backend,
+        backend: target.backend.clone(),
         seed: seed(args, transcript.session.as_ref()),
-        timeout,
+        timeout: target.timeouts.call,
         check: args.check,
         revision,
     };
@@ -245,7 +228,7 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
         return write_failed(&"the report", &e);
     }
     if let Some(spec) = &spec {
-        let as_report = report::as_report(&replayed, rerun(args));
+        let as_report = report::as_report(&replayed, rerun(args, &target));
         if let Err(code) = args
             .reports
             .write(&as_report, spec, memspec::report::Render::default())
@@ -263,12 +246,6 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
 pub(crate) fn record(args: &RecordArgs) -> ExitCode {
     use memspec::replay::record;
     clean_up_on_signals();
-    let Ok(timeout) = Duration::try_from_secs_f64(args.target.timeout) else {
-        return fail(
-            EXIT_USAGE,
-            &"--timeout must be a positive number of seconds",
-        );
-    };
     if let Err(code) = super::check_output_path("--output", &args.output) {
         return code;
     }
@@ -278,19 +255,16 @@ pub(crate) fn record(args: &RecordArgs) -> ExitCode {
         Err(e) => return fail(EXIT_USAGE, &e),
     };
     let revision = args.revision.unwrap_or_default();
-    let (backend, _adapter) = match args.target.adapters.resolve(
-        args.target.backend.as_deref(),
-        args.target.not_on_folder,
-        revision,
-    ) {
-        Ok(resolved) => resolved,
+    // `target` holds an embedded adapter's folder until the recording is over.
+    let target = match args.target.resolve(revision) {
+        Ok(target) => target,
         Err(code) => return code,
     };
     let recorded = record::record(
         &transcript,
-        &backend,
+        &target.backend,
         args.seed.as_deref(),
-        timeout,
+        target.timeouts.call,
         revision,
     );
     let session = match recorded {

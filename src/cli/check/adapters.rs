@@ -9,7 +9,7 @@ use memspec::backend::BackendSpec;
 use memspec::backend::embedded::{self, AdapterDir, AdapterError, Language};
 
 /// `--python`/`--node`: a backend served by an adapter built into memspec, with the user's own
-/// interpreter. Flattened into `check` (and, later, any command taking one `--backend`).
+/// interpreter. Part of [`BackendArgs`](crate::cli::BackendArgs), which resolves it.
 #[derive(Debug, clap::Args)]
 pub(crate) struct AdapterArgs {
     /// A Python backend, `FILE.py:Attr` (or `FILE.py`, `module:Attr`, `anthropic-local-fs`): a

@@ -4,15 +4,15 @@
 use std::path::PathBuf;
 
 use super::Format;
-use crate::cli::{self, Dirs};
+use crate::cli::{self, Dirs, Seconds, Target};
 use memspec::check::runner;
 use memspec::spec::Level;
 
-/// `--startup-timeout` when not given, in seconds.
-const DEFAULT_STARTUP_TIMEOUT: f64 = 30.0;
+/// `--startup-timeout` when not given.
+const DEFAULT_STARTUP_TIMEOUT: Seconds = Seconds(memspec::backend::DEFAULT_STARTUP);
 
-/// `--case-budget` when not given, in seconds.
-const DEFAULT_CASE_BUDGET: f64 = runner::DEFAULT_CASE_BUDGET.as_secs_f64();
+/// `--case-budget` when not given.
+const DEFAULT_CASE_BUDGET: Seconds = Seconds(runner::DEFAULT_CASE_BUDGET);
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct CheckArgs {
@@ -48,12 +48,12 @@ pub(crate) struct CheckArgs {
     #[arg(long, default_value_t = 1, value_parser = cli::at_least_one)]
     pub(crate) clients: usize,
     /// Seconds added to the first call of each backend process, for it to start.
-    #[arg(long, default_value_t = DEFAULT_STARTUP_TIMEOUT)]
-    pub(crate) startup_timeout: f64,
+    #[arg(long, default_value_t = DEFAULT_STARTUP_TIMEOUT, value_parser = cli::seconds)]
+    pub(crate) startup_timeout: Seconds,
     /// The most seconds one case may take: past them its remaining calls are not made, and the
     /// case says so (INFO, with the time).
     #[arg(long, default_value_t = DEFAULT_CASE_BUDGET, value_parser = cli::positive_seconds)]
-    pub(crate) case_budget: f64,
+    pub(crate) case_budget: Seconds,
     /// SHOULD misses (the spec's exact strings) fail instead of warning.
     #[arg(long)]
     pub(crate) strict: bool,
@@ -86,16 +86,10 @@ pub(crate) struct CheckArgs {
     pub(crate) dirs: Dirs,
 }
 
-/// The arguments that select the same backend and suite again, for the rerun command.
-pub(super) fn repro_args(args: &CheckArgs) -> Vec<String> {
-    let mut repro = Vec::new();
-    if let Some(backend) = &args.target.backend {
-        repro.extend(["--backend".to_string(), backend.clone()]);
-    }
-    repro.extend(args.target.adapters.repro());
-    if args.target.not_on_folder {
-        repro.push("--not-on-folder".to_string());
-    }
+/// The arguments that select the same backend (`target`'s) and suite again, for the rerun
+/// command.
+pub(super) fn repro_args(args: &CheckArgs, target: &Target) -> Vec<String> {
+    let mut repro = target.repro.clone();
     for (flag, dir) in [("--cases", &args.dirs.cases), ("--spec", &args.dirs.spec)] {
         if let Some(dir) = dir {
             repro.extend([flag.to_string(), dir.display().to_string()]);

@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::ValueEnum;
 
@@ -61,7 +60,7 @@ pub(crate) struct MatrixArgs {
     pub(crate) jobs: Option<usize>,
     /// Per-call timeout in seconds.
     #[arg(long, default_value_t = cli::DEFAULT_TIMEOUT, value_parser = cli::positive_seconds)]
-    pub(crate) timeout: f64,
+    pub(crate) timeout: cli::Seconds,
     /// Output format.
     #[arg(long, value_enum, default_value_t = MatrixFormat::Markdown)]
     pub(crate) format: MatrixFormat,
@@ -87,12 +86,6 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
     let loaded = match check::load(&spec_source, &cases_source, revision) {
         Ok(loaded) => loaded,
         Err(e) => return fail(EXIT_USAGE, &e),
-    };
-    let Ok(timeout) = Duration::try_from_secs_f64(args.timeout) else {
-        return fail(
-            EXIT_USAGE,
-            &"--timeout must be a positive number of seconds",
-        );
     };
     if let Some(path) = &args.output
         && let Err(code) = check_output_path("--output", path)
@@ -168,7 +161,7 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
             },
             options: RunOptions {
                 jobs,
-                timeout,
+                timeout: args.timeout.0,
                 startup: RunOptions::default().startup,
                 strict: false,
                 case_budget: runner::DEFAULT_CASE_BUDGET,

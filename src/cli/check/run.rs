@@ -2,7 +2,6 @@
 //! selection, the options), the run, and its progress on stderr.
 
 use std::process::ExitCode;
-use std::time::Duration;
 
 use super::args::{CheckArgs, repro_args};
 use super::clean_up_on_signals;
@@ -18,27 +17,12 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
     clean_up_on_signals();
     let (spec_source, cases_source) = args.dirs.resolve();
     let revision = args.dirs.revision();
-    // `_adapters` holds the embedded adapter's folder until the run is over.
-    let (backend, _adapters) = match args.target.adapters.resolve(
-        args.target.backend.as_deref(),
-        args.target.not_on_folder,
-        revision,
-    ) {
-        Ok(resolved) => resolved,
+    // `target` holds an embedded adapter's folder until the run is over.
+    let mut target = match args.target.resolve(revision) {
+        Ok(target) => target,
         Err(code) => return code,
     };
-    let Ok(timeout) = Duration::try_from_secs_f64(args.target.timeout) else {
-        return fail(
-            EXIT_USAGE,
-            &"--timeout must be a positive number of seconds",
-        );
-    };
-    let Ok(startup) = Duration::try_from_secs_f64(args.startup_timeout) else {
-        return fail(
-            EXIT_USAGE,
-            &"--startup-timeout must be a number of seconds, 0 or more",
-        );
-    };
+    target.timeouts.startup = args.startup_timeout.0;
     for (flag, path) in [
         ("--output", &args.output),
         ("--write-baseline", &args.write_baseline),
@@ -53,9 +37,9 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
     if let Err(code) = args.reports.check_paths() {
         return code;
     }
-    let jobs = runner::jobs(args.jobs, &backend);
+    let jobs = runner::jobs(args.jobs, &target.backend);
     let config = CheckConfig {
-        backend,
+        backend: target.backend.clone(),
         selection: Selection {
             ids: args.cases_selected.clone(),
             areas: args.area.clone(),
@@ -65,12 +49,10 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
         },
         options: RunOptions {
             jobs,
-            timeout,
-            startup,
+            timeout: target.timeouts.call,
+            startup: target.timeouts.startup,
             strict: args.strict,
-            // Checked positive by the argument's parser.
-            case_budget: Duration::try_from_secs_f64(args.case_budget)
-                .unwrap_or(runner::DEFAULT_CASE_BUDGET),
+            case_budget: args.case_budget.0,
         },
         baseline: args.baseline.clone(),
         recheck: !args.no_recheck,
@@ -84,7 +66,7 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
     let run = check::check(&config, &loaded, &progress);
     progress.finish();
     let report = match run {
-        Ok(run) => Report::of_check(run, repro_args(args)),
+        Ok(run) => Report::of_check(run, repro_args(args, &target)),
         Err(e) => return fail(e.exit().code(), &e),
     };
     write_outputs(args, &report, &loaded.spec)
