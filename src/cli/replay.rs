@@ -14,10 +14,37 @@ use super::{
     say, write_failed,
 };
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
+/// `replay --report`'s formats: its own text and JSON, and every format `check` writes (the
+/// replay as check results, one per memory call, through the one reporter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum ReplayFormat {
+    /// Every step's verdict and diffs, for a person or a CI log.
+    #[value(alias = "human")]
     Text,
+    /// Every step with its input, the three results and the verdict.
     Json,
+    /// JUnit XML, as `check --format junit` writes it.
+    Junit,
+    /// TAP 14, as `check --format tap`.
+    Tap,
+    /// Markdown, as `check --format markdown`.
+    Markdown,
+    /// One HTML file, as `check --format html`.
+    Html,
+}
+
+impl ReplayFormat {
+    /// The check format it is written in, for those `check` shares.
+    fn shared(self) -> Option<memspec::report::Format> {
+        use memspec::report::Format;
+        match self {
+            ReplayFormat::Text | ReplayFormat::Json => None,
+            ReplayFormat::Junit => Some(Format::Junit),
+            ReplayFormat::Tap => Some(Format::Tap),
+            ReplayFormat::Markdown => Some(Format::Markdown),
+            ReplayFormat::Html => Some(Format::Html),
+        }
+    }
 }
 
 /// Which verdict of `replay --report` the exit code follows.
@@ -209,8 +236,23 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
         };
     }
     let fail_on = args.fail_on.into();
-    let text = match args.format {
-        ReplayFormat::Text => report::text_for(
+    let as_report = spec
+        .as_ref()
+        .map(|spec| (spec, report::as_report(&replayed, rerun(args, &target))));
+    let text = match (args.format, args.format.shared()) {
+        (ReplayFormat::Json, _) => report::json_for(&replayed, fail_on),
+        (_, Some(format)) => match &as_report {
+            Some((spec, as_report)) => {
+                memspec::report::render(as_report, spec, format, memspec::report::Render::default())
+            }
+            None => {
+                return fail(
+                    EXIT_USAGE,
+                    &"--format junit, tap, markdown and html need a spec revision to grade by",
+                );
+            }
+        },
+        _ => report::text_for(
             &replayed,
             spec.as_ref(),
             report::Detail {
@@ -218,23 +260,20 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
             },
             fail_on,
         ),
-        ReplayFormat::Json => report::json_for(&replayed, fail_on),
     };
     let printed = match args.format {
         ReplayFormat::Text => super::print_human(&text),
-        ReplayFormat::Json => print_out(&text),
+        _ => print_out(&text),
     };
     if let Err(e) = printed {
         return write_failed(&"the report", &e);
     }
-    if let Some(spec) = &spec {
-        let as_report = report::as_report(&replayed, rerun(args, &target));
-        if let Err(code) = args
+    if let Some((spec, as_report)) = &as_report
+        && let Err(code) = args
             .reports
-            .write(&as_report, spec, memspec::report::Render::default())
-        {
-            return code;
-        }
+            .write(as_report, spec, memspec::report::Render::default())
+    {
+        return code;
     }
     match replayed.conclusion_for(fail_on) {
         Conclusion::Same => ExitCode::SUCCESS,

@@ -270,7 +270,13 @@ impl std::fmt::Display for Cause {
 /// `message [LEVEL rule]`: the one spelling of a finding's line, in every report and format.
 impl std::fmt::Display for Finding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} [{} {}]", self.message, self.level.as_str(), self.rule)
+        write!(
+            f,
+            "{} [{} {}]",
+            self.message,
+            self.level.as_str(),
+            self.rule
+        )
     }
 }
 

@@ -129,12 +129,7 @@ fn non_success(kind: NonSuccessKind, report: &Report, result: &CaseResult) -> Te
     let message = result
         .reason
         .clone()
-        .or_else(|| {
-            result
-                .findings
-                .first()
-                .map(ToString::to_string)
-        })
+        .or_else(|| result.findings.first().map(ToString::to_string))
         .unwrap_or_default();
     status.set_message(message);
     status.set_description(details(report, result));

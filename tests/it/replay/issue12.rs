@@ -298,3 +298,39 @@ fn control_characters_are_escaped_in_the_text_report() {
     snap("issue12_controls", &stdout);
     let _ = root();
 }
+
+/// `replay --report --format` takes every format `check` writes, and each is what the same
+/// replay writes through `--report-FORMAT FILE`: one reporter for both commands.
+#[test]
+fn replay_reports_in_every_format_check_writes() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    for format in ["junit", "tap", "markdown", "html"] {
+        let file = dir.path().join(format!("report.{format}"));
+        let file_flag = format!("--report-{format}");
+        let (code, stdout, stderr) = run(&[
+            "replay",
+            &fixture("cascade.messages.json"),
+            "--report",
+            "--fail-on",
+            "recording",
+            "--format",
+            format,
+            &file_flag,
+            &file.to_string_lossy(),
+        ]);
+        assert_eq!(code, 1, "{format}: {stderr}");
+        let written = std::fs::read_to_string(&file).unwrap_or_default();
+        assert!(!stdout.is_empty(), "{format}: nothing on stdout");
+        assert_eq!(stdout.trim_end(), written.trim_end(), "{format}");
+    }
+    // `human` names the text report, as in `check --format human`.
+    let (code, stdout, _) = run(&[
+        "replay",
+        &fixture("cascade.messages.json"),
+        "--report",
+        "--format",
+        "human",
+    ]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("recording vs spec:"), "{stdout}");
+}
