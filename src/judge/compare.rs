@@ -88,19 +88,12 @@ pub fn compare_with(
         &mut out,
     );
     if let Some(recorded) = results.recorded {
-        against_reference(
-            Pair::RecordedReference,
+        out.extend(self::recorded(
+            results.input,
             recorded,
-            results,
+            results.reference,
             spec,
-            &|_| false,
-            &mut out,
-        );
-        // What the recording shows of its host: there is no sandbox to compare with, only
-        // the text (a path ending in a `memories` folder, a host file's content).
-        if let Some(found) = rules::host_leak(results.input, &recorded.text) {
-            out.push(leak(Pair::RecordedReference, &found, spec));
-        }
+        ));
         // Only news when all three differ: otherwise it repeats a comparison with the reference.
         let reference = &results.reference.result;
         if recorded != results.backend && results.backend != reference && recorded != reference {
@@ -122,8 +115,10 @@ pub fn compare_with(
     out
 }
 
-/// The recording alone against the reference, when the backend gave no result to compare:
-/// the recording is judged whatever the backend did, in the recording's words.
+/// The recording against the reference, in the recording's words: with the backend's answer,
+/// and alone when the backend gave none (the recording is judged whatever the backend did).
+/// What the recording shows of its host is read from its text alone: there is no sandbox to
+/// compare with (a path ending in a `memories` folder, a host file's content).
 pub fn recorded(
     input: &Value,
     recorded: &ToolResult,
