@@ -8,11 +8,13 @@
 mod condensed;
 mod glyphs;
 mod lines;
+mod ops;
 mod render;
 mod side_by_side;
 pub use condensed::{CONTEXT_LINES, Condensed, CondensedDiff, condensed};
 pub use glyphs::{Glyphs, escape_control, visible, visible_with};
 pub use lines::{NO_FINAL_NEWLINE, RawLine, block_lines, diff, diff_with};
+pub use ops::line_ops;
 pub use render::{
     REPORT_DIFF_LINES, push_report_diff, render_condensed, render_unified, render_unified_with,
     thousands,

@@ -5,6 +5,7 @@
 //! equal once every normalisation has been applied; the explanation names only the ones that
 //! were needed (each is dropped in turn to see whether equality survives).
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -23,7 +24,9 @@ struct Normaliser {
     name: &'static str,
     kind: Allowance,
     rule: &'static str,
-    apply: fn(&str) -> String,
+    /// The text normalised; borrowed when there is nothing to change, which is almost always
+    /// (a million-line view is looked at, never copied).
+    apply: fn(&str) -> Cow<'_, str>,
 }
 
 /// Why two differing texts are nonetheless equivalent.
@@ -51,21 +54,21 @@ const NORMALISERS: &[Normaliser] = &[
         name: "error-prefix",
         kind: Allowance::Dialect,
         rule: "decide.error-prefix",
-        apply: |text| text.strip_prefix("Error: ").unwrap_or(text).to_string(),
+        apply: |text| Cow::Borrowed(text.strip_prefix("Error: ").unwrap_or(text)),
     },
     Normaliser {
         name: "python-sdk-listing-header",
         kind: Allowance::Dialect,
         rule: "view.dir.header",
         apply: |text| match text.split_once('\n') {
-            Some((first, rest)) if first.starts_with(LISTING_HEADER) => format!(
+            Some((first, rest)) if first.starts_with(LISTING_HEADER) => Cow::Owned(format!(
                 "{}\n{rest}",
                 first.replace(
                     ", excluding hidden items and node_modules:",
                     ", excluding hidden items:"
                 )
-            ),
-            _ => text.to_string(),
+            )),
+            _ => Cow::Borrowed(text),
         },
     },
     Normaliser {
@@ -73,8 +76,8 @@ const NORMALISERS: &[Normaliser] = &[
         kind: Allowance::Dialect,
         rule: "str-replace.success",
         apply: |text| match text.strip_prefix(SDK_SNIPPET) {
-            Some(rest) => format!("The memory file has been edited.{rest}"),
-            None => text.to_string(),
+            Some(rest) => Cow::Owned(format!("The memory file has been edited.{rest}")),
+            None => Cow::Borrowed(text),
         },
     },
     Normaliser {
@@ -82,8 +85,8 @@ const NORMALISERS: &[Normaliser] = &[
         kind: Allowance::Open,
         rule: "decide.size-format",
         apply: |text| match (&*LISTING_SIZE, text.starts_with(LISTING_HEADER)) {
-            (Some(size), true) => size.replace_all(text, "{size}\t/memories").into_owned(),
-            _ => text.to_string(),
+            (Some(size), true) => size.replace_all(text, "{size}\t/memories"),
+            _ => Cow::Borrowed(text),
         },
     },
     Normaliser {
@@ -92,13 +95,13 @@ const NORMALISERS: &[Normaliser] = &[
         rule: "decide.listing-order",
         apply: |text| {
             if !text.starts_with(LISTING_HEADER) {
-                return text.to_string();
+                return Cow::Borrowed(text);
             }
             let mut lines: Vec<&str> = text.split('\n').collect();
             if lines.len() > 2 {
                 lines[2..].sort_unstable();
             }
-            lines.join("\n")
+            Cow::Owned(lines.join("\n"))
         },
     },
     Normaliser {
@@ -109,9 +112,9 @@ const NORMALISERS: &[Normaliser] = &[
             Some(phantom)
                 if text.contains(" with line numbers:") || text.contains(" has been edited") =>
             {
-                phantom.replace(text, "").into_owned()
+                phantom.replace(text, "")
             }
-            _ => text.to_string(),
+            _ => Cow::Borrowed(text),
         },
     },
 ];
@@ -155,12 +158,18 @@ pub fn explain(reference: &str, other: &str) -> Option<Explanation> {
 }
 
 fn equal_under(normalisers: &[usize], a: &str, b: &str) -> bool {
-    let run = |text: &str| {
-        normalisers
-            .iter()
-            .fold(text.to_string(), |t, &n| (NORMALISERS[n].apply)(&t))
-    };
-    run(a) == run(b)
+    normalised(normalisers, a) == normalised(normalisers, b)
+}
+
+/// `text` with `normalisers` applied in turn.
+fn normalised<'t>(normalisers: &[usize], text: &'t str) -> Cow<'t, str> {
+    normalisers
+        .iter()
+        .fold(Cow::Borrowed(text), |text, &n| match text {
+            // What changes nothing, or only cuts (a prefix), still borrows the original.
+            Cow::Borrowed(text) => (NORMALISERS[n].apply)(text),
+            Cow::Owned(text) => Cow::Owned((NORMALISERS[n].apply)(&text).into_owned()),
+        })
 }
 
 #[cfg(test)]

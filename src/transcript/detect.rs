@@ -1,5 +1,8 @@
 //! Telling the formats apart by their first value: a whole JSON document is a request body, a
 //! messages array or a pair log; otherwise the first line says what the JSON Lines are.
+//!
+//! A whole document is handed on with the format, so that its reader does not parse it again:
+//! a transcript holding a million-line result is parsed once, and its texts are held once.
 
 use serde_json::Value;
 
@@ -7,8 +10,9 @@ use super::jsonl::lines;
 use super::{Format, TranscriptError};
 use crate::protocol::json_type;
 
-/// The format of `text`.
-pub(crate) fn detect(text: &str, source: &str) -> Result<Format, TranscriptError> {
+/// The format of `text`, and the document it parsed as when it is one JSON document (`None`
+/// for JSON Lines).
+pub(crate) fn detect(text: &str, source: &str) -> Result<(Format, Option<Value>), TranscriptError> {
     let unknown = |line: usize, why: String| TranscriptError::Unknown {
         path: source.to_string(),
         line,
@@ -20,19 +24,21 @@ pub(crate) fn detect(text: &str, source: &str) -> Result<Format, TranscriptError
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Array(items)) => match items.first() {
             None => Err(unknown(1, "an empty JSON array".to_string())),
-            Some(item) => classify(item, true).ok_or_else(|| {
-                unknown(
+            Some(item) => match classify(item, true) {
+                Some(format) => Ok((format, Some(Value::Array(items)))),
+                None => Err(unknown(
                     1,
                     format!("a JSON array whose first item is {}", describe(item)),
-                )
-            }),
+                )),
+            },
         },
-        Ok(value) => classify(&value, false).ok_or_else(|| {
-            unknown(
+        Ok(value) => match classify(&value, false) {
+            Some(format) => Ok((format, Some(value))),
+            None => Err(unknown(
                 first_line,
                 format!("a JSON document that is {}", describe(&value)),
-            )
-        }),
+            )),
+        },
         Err(whole) => {
             let Ok(value) = serde_json::from_str::<Value>(first) else {
                 // Neither a document nor lines: report the document's syntax error, which has
@@ -56,6 +62,7 @@ pub(crate) fn detect(text: &str, source: &str) -> Result<Format, TranscriptError
                             .filter(|f| *f == Format::Jsonl)
                     })
                 })
+                .map(|format| (format, None))
                 .ok_or_else(|| {
                     unknown(
                         first_line,

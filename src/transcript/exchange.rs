@@ -8,7 +8,6 @@
 //! A response may be streamed: the SSE text as a string, or its events as an array (see
 //! [`super::stream`]).
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::Value;
@@ -22,22 +21,31 @@ use crate::protocol::json_type;
 
 const PAIR: &str = "a request/response pair {\"request\": {\"messages\": [...]}, \"response\": {\"content\": [...]} or a streamed response's SSE text or events}";
 
-/// One pair and where it is.
+/// One pair and where it is; calls' inputs and results are taken out of it.
 struct Pair<'a> {
-    value: &'a Value,
+    value: &'a mut Value,
     label: String,
     /// Line of the pair, or of a value inside it given its pointer below the pair.
     line: Box<dyn Fn(&str) -> usize + 'a>,
 }
 
-/// Reads a request/response log.
-pub(crate) fn read(text: &str, ctx: &Context<'_>) -> Result<Vec<ToolCall>, TranscriptError> {
-    match serde_json::from_str::<Value>(text) {
-        Ok(whole) => {
+/// Reads a request/response log (`document`: `text` already parsed as one JSON document, if
+/// it was).
+pub(crate) fn read(
+    text: &str,
+    document: Option<Value>,
+    ctx: &Context<'_>,
+) -> Result<Vec<ToolCall>, TranscriptError> {
+    let whole = match document {
+        Some(document) => Ok(document),
+        None => serde_json::from_str::<Value>(text),
+    };
+    match whole {
+        Ok(mut whole) => {
             let positions = Positions::index(text, 6);
-            let pairs: Vec<Pair<'_>> = match &whole {
+            let mut pairs: Vec<Pair<'_>> = match &mut whole {
                 Value::Array(items) => items
-                    .iter()
+                    .iter_mut()
                     .enumerate()
                     .map(|(i, value)| {
                         let positions = &positions;
@@ -50,8 +58,8 @@ pub(crate) fn read(text: &str, ctx: &Context<'_>) -> Result<Vec<ToolCall>, Trans
                         }
                     })
                     .collect(),
-                Value::Object(_) => vec![Pair {
-                    value: &whole,
+                whole @ Value::Object(_) => vec![Pair {
+                    value: whole,
                     label: "the pair".to_string(),
                     line: Box::new(|inner: &str| positions.line(inner)),
                 }],
@@ -63,7 +71,7 @@ pub(crate) fn read(text: &str, ctx: &Context<'_>) -> Result<Vec<ToolCall>, Trans
                     ));
                 }
             };
-            calls(&pairs, ctx)
+            calls(&mut pairs, ctx)
         }
         Err(_) => {
             let mut values = Vec::new();
@@ -72,25 +80,28 @@ pub(crate) fn read(text: &str, ctx: &Context<'_>) -> Result<Vec<ToolCall>, Trans
                     serde_json::from_str(line).map_err(|e| ctx.json(n - 1, &e, PAIR))?;
                 values.push((n, value));
             }
-            let pairs: Vec<Pair<'_>> = values
-                .iter()
-                .map(|(n, value)| Pair {
-                    value,
-                    label: "the pair".to_string(),
-                    line: Box::new(move |_: &str| *n),
+            let mut pairs: Vec<Pair<'_>> = values
+                .iter_mut()
+                .map(|(n, value)| {
+                    let n = *n;
+                    Pair {
+                        value,
+                        label: "the pair".to_string(),
+                        line: Box::new(move |_: &str| n),
+                    }
                 })
                 .collect();
-            calls(&pairs, ctx)
+            calls(&mut pairs, ctx)
         }
     }
 }
 
-fn calls(pairs: &[Pair<'_>], ctx: &Context<'_>) -> Result<Vec<ToolCall>, TranscriptError> {
+fn calls(pairs: &mut [Pair<'_>], ctx: &Context<'_>) -> Result<Vec<ToolCall>, TranscriptError> {
     let mut pairing = Pairing::default();
     // Index of the pair whose response made each call.
     let mut origin = Vec::new();
-    for (i, pair) in pairs.iter().enumerate() {
-        for (j, block) in response_blocks(pair, ctx)?.iter().enumerate() {
+    for (i, pair) in pairs.iter_mut().enumerate() {
+        for (j, block) in response_blocks(pair, ctx)?.iter_mut().enumerate() {
             if block.get("type").and_then(Value::as_str) == Some("tool_use") {
                 let line = (pair.line)(&format!("/response/content/{j}"));
                 pairing.tool_use(
@@ -110,19 +121,24 @@ fn calls(pairs: &[Pair<'_>], ctx: &Context<'_>) -> Result<Vec<ToolCall>, Transcr
         .rev()
         .map(|(i, call)| (call.id.clone(), i))
         .collect();
-    for (i, pair) in pairs.iter().enumerate() {
-        for (m, message) in request_messages(pair, ctx)?.iter().enumerate() {
-            let Some(Value::Array(blocks)) = message.get("content") else {
+    for (i, pair) in pairs.iter_mut().enumerate() {
+        let line = &pair.line;
+        let label = &pair.label;
+        for (m, message) in request_messages(pair.value, line, label, ctx)?
+            .iter_mut()
+            .enumerate()
+        {
+            let Some(Value::Array(blocks)) = message.get_mut("content") else {
                 continue;
             };
-            for (b, block) in blocks.iter().enumerate() {
+            for (b, block) in blocks.iter_mut().enumerate() {
                 if block.get("type").and_then(Value::as_str) != Some("tool_result") {
                     continue;
                 }
-                let line = (pair.line)(&format!("/request/messages/{m}"));
-                let label = format!("{}.request.messages[{m}].content[{b}]", pair.label);
-                let (id, result) = tool_result(block, line, &label, ctx)?;
-                let Some(&c) = by_id.get(id) else { continue };
+                let at = line(&format!("/request/messages/{m}"));
+                let label = format!("{label}.request.messages[{m}].content[{b}]");
+                let (id, result) = tool_result(block, at, &label, ctx)?;
+                let Some(&c) = by_id.get(&id) else { continue };
                 if origin[c] < i && calls[c].recorded.is_none() {
                     calls[c].recorded = Some(result);
                 }
@@ -132,13 +148,10 @@ fn calls(pairs: &[Pair<'_>], ctx: &Context<'_>) -> Result<Vec<ToolCall>, Transcr
     Ok(calls)
 }
 
-/// The response's content blocks; an error response (no `content`) has none, and a streamed
-/// one (SSE text, or its events as an array) is put back together first.
-fn response_blocks<'a>(
-    pair: &Pair<'a>,
-    ctx: &Context<'_>,
-) -> Result<Cow<'a, [Value]>, TranscriptError> {
-    let Some(response) = pair.value.get("response") else {
+/// The response's content blocks, taken out of it; an error response (no `content`) has none,
+/// and a streamed one (SSE text, or its events as an array) is put back together first.
+fn response_blocks(pair: &mut Pair<'_>, ctx: &Context<'_>) -> Result<Vec<Value>, TranscriptError> {
+    let Some(response) = pair.value.get_mut("response") else {
         return Err(ctx.shape(
             (pair.line)(""),
             format!("{} has no \"response\"", pair.label),
@@ -146,7 +159,7 @@ fn response_blocks<'a>(
         ));
     };
     match stream::content(response) {
-        Ok(Some(blocks)) => return Ok(Cow::Owned(blocks)),
+        Ok(Some(blocks)) => return Ok(blocks),
         Ok(None) => {}
         Err(why) => {
             return Err(ctx.shape(
@@ -156,9 +169,11 @@ fn response_blocks<'a>(
             ));
         }
     }
+    if let Some(Value::Array(blocks)) = response.get_mut("content") {
+        return Ok(std::mem::take(blocks));
+    }
     match response.get("content") {
-        Some(Value::Array(blocks)) => Ok(Cow::Borrowed(blocks)),
-        None if response.is_object() => Ok(Cow::Borrowed(&[])),
+        None if response.is_object() => Ok(Vec::new()),
         _ => Err(ctx.shape(
             (pair.line)("/response"),
             format!(
@@ -170,15 +185,18 @@ fn response_blocks<'a>(
     }
 }
 
-fn request_messages<'a>(
-    pair: &Pair<'a>,
+/// The request's messages of a pair (`value`), which `line` and `label` place.
+fn request_messages<'v>(
+    value: &'v mut Value,
+    line: &dyn Fn(&str) -> usize,
+    label: &str,
     ctx: &Context<'_>,
-) -> Result<&'a [Value], TranscriptError> {
-    match pair.value.get("request").and_then(|r| r.get("messages")) {
+) -> Result<&'v mut [Value], TranscriptError> {
+    match value.get_mut("request").and_then(|r| r.get_mut("messages")) {
         Some(Value::Array(messages)) => Ok(messages),
         _ => Err(ctx.shape(
-            (pair.line)(""),
-            format!("{} has no \"request\" with a \"messages\" list", pair.label),
+            line(""),
+            format!("{label} has no \"request\" with a \"messages\" list"),
             PAIR,
         )),
     }

@@ -14,14 +14,18 @@ const LINE: &str = "one JSON message per line";
 pub(crate) fn read(text: &str, ctx: &Context<'_>) -> Result<Vec<ToolCall>, TranscriptError> {
     let mut pairing = Pairing::default();
     for (n, line) in lines(text) {
-        let value: Value = serde_json::from_str(line).map_err(|e| ctx.json(n - 1, &e, LINE))?;
-        let message = match (&value, value.get("role"), value.get("message")) {
-            (_, Some(_), _) => &value,
-            (_, None, Some(inner)) if inner.is_object() => inner,
-            (Value::Object(map), None, _) if map.contains_key("type") => continue,
-            _ => {
-                return Err(ctx.shape(n, "the line has neither \"role\" nor \"message\"", MESSAGE));
-            }
+        let mut value: Value = serde_json::from_str(line).map_err(|e| ctx.json(n - 1, &e, LINE))?;
+        let message = if value.get("role").is_some() {
+            &mut value
+        } else if value.get("message").is_some_and(Value::is_object) {
+            &mut value["message"]
+        } else if value
+            .as_object()
+            .is_some_and(|map| map.contains_key("type"))
+        {
+            continue;
+        } else {
+            return Err(ctx.shape(n, "the line has neither \"role\" nor \"message\"", MESSAGE));
         };
         let line_of = |_: Option<usize>| n;
         let place = Place {

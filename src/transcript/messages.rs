@@ -1,5 +1,8 @@
 //! Messages API messages to tool calls: `tool_use` blocks in order, each paired with the
 //! `tool_result` of the same id.
+//!
+//! A call's input and result are taken out of the parsed messages rather than copied: a
+//! result can be a million lines, and the messages are dropped once read.
 
 use std::collections::HashMap;
 
@@ -27,10 +30,10 @@ pub(crate) struct Pairing {
 }
 
 impl Pairing {
-    /// Reads one message's tool_use and tool_result blocks.
+    /// Reads one message's tool_use and tool_result blocks, taking their inputs and results.
     pub(crate) fn message(
         &mut self,
-        message: &Value,
+        message: &mut Value,
         place: &Place<'_>,
         ctx: &Context<'_>,
     ) -> Result<(), TranscriptError> {
@@ -45,7 +48,7 @@ impl Pairing {
         if !map.get("role").is_some_and(Value::is_string) {
             return Err(ctx.shape(line, format!("{} has no \"role\"", place.label), MESSAGE));
         }
-        let blocks = match map.get("content") {
+        let blocks = match map.get_mut("content") {
             Some(Value::String(_)) => return Ok(()),
             Some(Value::Array(blocks)) => blocks,
             Some(other) => {
@@ -63,7 +66,7 @@ impl Pairing {
                 ));
             }
         };
-        for (i, block) in blocks.iter().enumerate() {
+        for (i, block) in blocks.iter_mut().enumerate() {
             let at = (place.line_of)(Some(i));
             let label = format!("{}.content[{i}]", place.label);
             match block.get("type").and_then(Value::as_str) {
@@ -82,10 +85,10 @@ impl Pairing {
         Ok(())
     }
 
-    /// A `tool_use` block.
+    /// A `tool_use` block, its input taken out of it.
     pub(crate) fn tool_use(
         &mut self,
-        block: &Value,
+        block: &mut Value,
         line: usize,
         label: &str,
         ctx: &Context<'_>,
@@ -105,17 +108,18 @@ impl Pairing {
                 TOOL_USE,
             )
         })?;
-        let input = block.get("input").cloned().ok_or_else(|| {
+        let (id, name) = (id.to_string(), name.to_string());
+        let input = block.get_mut("input").map(Value::take).ok_or_else(|| {
             ctx.shape(
                 line,
                 format!("{label}: tool_use {id} has no \"input\""),
                 TOOL_USE,
             )
         })?;
-        self.by_id.entry(id.to_string()).or_insert(self.calls.len());
+        self.by_id.entry(id.clone()).or_insert(self.calls.len());
         self.calls.push(ToolCall {
-            id: id.to_string(),
-            name: name.to_string(),
+            id,
+            name,
             input,
             recorded: None,
             line: Some(line),
@@ -127,13 +131,13 @@ impl Pairing {
     /// no result yet (an unknown id is a result of a call made before the transcript begins).
     pub(crate) fn tool_result(
         &mut self,
-        block: &Value,
+        block: &mut Value,
         line: usize,
         label: &str,
         ctx: &Context<'_>,
     ) -> Result<(), TranscriptError> {
         let (id, result) = tool_result(block, line, label, ctx)?;
-        if let Some(call) = self.by_id.get(id).and_then(|i| self.calls.get_mut(*i))
+        if let Some(call) = self.by_id.get(&id).and_then(|i| self.calls.get_mut(*i))
             && call.recorded.is_none()
         {
             call.recorded = Some(result);
@@ -147,21 +151,24 @@ impl Pairing {
     }
 }
 
-/// Reads a `tool_result` block: its `tool_use_id` and its result.
-pub(crate) fn tool_result<'v>(
-    block: &'v Value,
+/// Reads a `tool_result` block: its `tool_use_id` and its result, whose text is taken out of
+/// the block.
+pub(crate) fn tool_result(
+    block: &mut Value,
     line: usize,
     label: &str,
     ctx: &Context<'_>,
-) -> Result<(&'v str, ToolResult), TranscriptError> {
+) -> Result<(String, ToolResult), TranscriptError> {
     const TOOL_RESULT: &str = "a tool_result block {\"type\": \"tool_result\", \"tool_use_id\": \"toolu_...\", \"content\": a string or a list of blocks, \"is_error\": true | false}";
-    let id = string_field(block, "tool_use_id").ok_or_else(|| {
-        ctx.shape(
-            line,
-            format!("{label}: a tool_result block without a string \"tool_use_id\""),
-            TOOL_RESULT,
-        )
-    })?;
+    let id = string_field(block, "tool_use_id")
+        .ok_or_else(|| {
+            ctx.shape(
+                line,
+                format!("{label}: a tool_result block without a string \"tool_use_id\""),
+                TOOL_RESULT,
+            )
+        })?
+        .to_string();
     let is_error = match block.get("is_error") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(flag)) => *flag,
@@ -176,10 +183,12 @@ pub(crate) fn tool_result<'v>(
             ));
         }
     };
-    let text = match block.get("content") {
+    let text = match block.get_mut("content") {
         None | Some(Value::Null) => String::new(),
-        Some(Value::String(text)) => text.clone(),
-        Some(Value::Array(blocks)) => blocks.iter().map(block_text).collect(),
+        Some(Value::String(text)) => std::mem::take(text),
+        // One text block (the usual case) becomes the result's text as it is: collecting
+        // Strings reuses the first one.
+        Some(Value::Array(blocks)) => blocks.iter_mut().map(block_text).collect(),
         Some(other) => {
             return Err(ctx.shape(
                 line,
@@ -194,13 +203,17 @@ pub(crate) fn tool_result<'v>(
     Ok((id, ToolResult { text, is_error }))
 }
 
-/// The text a content block contributes to a tool result; what is not text is named, so that
-/// it still shows (and differs) in a comparison.
-fn block_text(block: &Value) -> String {
-    match (block.get("type").and_then(Value::as_str), block.get("text")) {
-        (Some("text"), Some(Value::String(text))) => text.clone(),
-        (Some(kind), _) => format!("[{kind} block]"),
-        (None, _) => block.to_string(),
+/// The text a content block contributes to a tool result (taken out of it); what is not text
+/// is named, so that it still shows (and differs) in a comparison.
+fn block_text(block: &mut Value) -> String {
+    if block.get("type").and_then(Value::as_str) == Some("text")
+        && let Some(Value::String(text)) = block.get_mut("text")
+    {
+        return std::mem::take(text);
+    }
+    match block.get("type").and_then(Value::as_str) {
+        Some(kind) => format!("[{kind} block]"),
+        None => block.to_string(),
     }
 }
 

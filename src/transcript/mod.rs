@@ -184,16 +184,17 @@ pub fn parse(
     source: &str,
     format: Option<Format>,
 ) -> Result<Transcript, TranscriptError> {
-    let format = match format {
-        Some(format) => format,
+    // Detection parses a whole document anyway: its reader takes it rather than parse again.
+    let (format, document) = match format {
+        Some(format) => (format, None),
         None => detect::detect(text, source)?,
     };
     let ctx = Context { source };
     let (calls, session) = match format {
-        Format::Request => (request::read_request(text, &ctx)?, None),
-        Format::Messages => (request::read_messages(text, &ctx)?, None),
+        Format::Request => (request::read_request(text, document, &ctx)?, None),
+        Format::Messages => (request::read_messages(text, document, &ctx)?, None),
         Format::Jsonl => (jsonl::read(text, &ctx)?, None),
-        Format::Exchanges => (exchange::read(text, &ctx)?, None),
+        Format::Exchanges => (exchange::read(text, document, &ctx)?, None),
         Format::Session => {
             let (header, calls) = session::read(text, &ctx)?;
             (calls, Some(header))
@@ -222,6 +223,19 @@ pub(crate) struct Context<'a> {
 }
 
 impl Context<'_> {
+    /// The whole document: the one detection parsed, else `text` parsed now.
+    fn document(
+        &self,
+        text: &str,
+        parsed: Option<Value>,
+        expected: &'static str,
+    ) -> Result<Value, TranscriptError> {
+        match parsed {
+            Some(document) => Ok(document),
+            None => serde_json::from_str(text).map_err(|e| self.json(0, &e, expected)),
+        }
+    }
+
     fn shape(&self, line: usize, problem: impl Into<String>, expected: &str) -> TranscriptError {
         TranscriptError::Shape {
             path: self.source.to_string(),

@@ -12,37 +12,42 @@ const REQUEST: &str =
     "a Messages API request body {\"model\": ..., \"tools\": [...], \"messages\": [...]}";
 const MESSAGES: &str = "a JSON array of Messages API messages";
 
-/// Reads a request body.
+/// Reads a request body (`document`: `text` already parsed, if it was).
 pub(crate) fn read_request(
     text: &str,
+    document: Option<Value>,
     ctx: &Context<'_>,
 ) -> Result<Vec<ToolCall>, TranscriptError> {
-    let value: Value = serde_json::from_str(text).map_err(|e| ctx.json(0, &e, REQUEST))?;
+    let mut value = ctx.document(text, document, REQUEST)?;
     let positions = Positions::index(text, 4);
-    let Some(messages) = value.get("messages") else {
-        return Err(ctx.shape(
-            1,
-            format!("the document is {} without \"messages\"", json_type(&value)),
-            REQUEST,
-        ));
-    };
-    let Value::Array(messages) = messages else {
-        return Err(ctx.shape(
-            positions.line("/messages"),
-            format!("\"messages\" is {}", json_type(messages)),
-            REQUEST,
-        ));
+    let messages = match value.get_mut("messages") {
+        Some(Value::Array(messages)) => messages,
+        Some(other) => {
+            return Err(ctx.shape(
+                positions.line("/messages"),
+                format!("\"messages\" is {}", json_type(other)),
+                REQUEST,
+            ));
+        }
+        None => {
+            return Err(ctx.shape(
+                1,
+                format!("the document is {} without \"messages\"", json_type(&value)),
+                REQUEST,
+            ));
+        }
     };
     calls(messages, "/messages", "messages", &positions, ctx)
 }
 
-/// Reads a bare messages array.
+/// Reads a bare messages array (`document`: `text` already parsed, if it was).
 pub(crate) fn read_messages(
     text: &str,
+    document: Option<Value>,
     ctx: &Context<'_>,
 ) -> Result<Vec<ToolCall>, TranscriptError> {
-    let value: Value = serde_json::from_str(text).map_err(|e| ctx.json(0, &e, MESSAGES))?;
-    let Value::Array(messages) = &value else {
+    let mut value = ctx.document(text, document, MESSAGES)?;
+    let Value::Array(messages) = &mut value else {
         return Err(ctx.shape(
             1,
             format!("the document is {}", json_type(&value)),
@@ -53,16 +58,17 @@ pub(crate) fn read_messages(
     calls(messages, "", "messages", &positions, ctx)
 }
 
-/// Tool calls of `messages`, found at `pointer` in the document.
+/// Tool calls of `messages`, found at `pointer` in the document; their inputs and results are
+/// taken out of it, not copied.
 pub(crate) fn calls(
-    messages: &[Value],
+    messages: &mut [Value],
     pointer: &str,
     label: &str,
     positions: &Positions,
     ctx: &Context<'_>,
 ) -> Result<Vec<ToolCall>, TranscriptError> {
     let mut pairing = Pairing::default();
-    for (i, message) in messages.iter().enumerate() {
+    for (i, message) in messages.iter_mut().enumerate() {
         let line_of = |block: Option<usize>| match block {
             None => positions.line(&format!("{pointer}/{i}")),
             Some(b) => positions.line(&format!("{pointer}/{i}/content/{b}")),

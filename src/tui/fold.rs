@@ -9,9 +9,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use similar::{DiffOp, TextDiff};
+use similar::DiffOp;
 
-use crate::diff::{CONTEXT_LINES, LineTag, RawLine, block_lines};
+use crate::diff::{CONTEXT_LINES, LineTag, RawLine, block_lines, line_ops};
 
 /// Unchanged runs shorter than this many hidden lines are shown rather than folded: a fold
 /// line standing for one line saves nothing.
@@ -185,12 +185,9 @@ pub(crate) struct Folded {
 impl Folded {
     /// Diffs `expected` against `actual` by lines.
     pub(crate) fn new(expected: &str, actual: &str) -> Folded {
-        let ops: Vec<DiffOp> = {
-            let diff = TextDiff::configure()
-                .timeout(std::time::Duration::from_millis(500))
-                .diff_lines(expected, actual);
-            diff.ops().to_vec()
-        };
+        // `TextDiff`'s ops, without its copy of every line and its map of the expected side's
+        // lines: a million-line expected side would cost eight times its size for a moment.
+        let ops = line_ops(expected, actual, std::time::Duration::from_millis(500));
         let changes = ops.iter().any(|op| !matches!(op, DiffOp::Equal { .. }));
         let mut segments = Vec::with_capacity(ops.len() * 2);
         let last = ops.len().saturating_sub(1);

@@ -99,8 +99,8 @@ pub fn replay_in(
     let mut first_fault: Option<String> = None;
     let unanswered = transcript.format.records_answers();
     // The last call the backend acknowledged that changed its store: what a file found gone
-    // afterwards is blamed on.
-    let mut last_change: Option<Value> = None;
+    // afterwards is blamed on. Its index, not a copy of its input (a create can be megabytes).
+    let mut last_change: Option<usize> = None;
     for (index, call) in transcript.calls.iter().enumerate() {
         events.event(Event::Progress {
             done: index,
@@ -194,7 +194,7 @@ pub fn replay_in(
         } else {
             Witness::Tool {
                 after: &trees.reference,
-                last_change: last_change.as_ref(),
+                last_change: last_change.map(|i| &transcript.calls[i].input),
             }
         };
         let seen = Observation {
@@ -262,7 +262,7 @@ pub fn replay_in(
                     .unwrap_or(""),
             )
         {
-            last_change = Some(call.input.clone());
+            last_change = Some(index);
         }
         if call.recorded.is_none() && unanswered && verdict.reason.is_none() {
             verdict.reason = Some(NO_RECORDED_ANSWER.to_string());
