@@ -96,10 +96,10 @@ impl Progress {
     }
 
     fn advanced(&self, done: Option<usize>, last: Option<&str>) {
-        let line = {
+        let (done, line) = {
             let mut state = self.state();
             state.done = done.unwrap_or(state.done + 1);
-            if self.terminal || state.said.elapsed() < PROGRESS_EVERY {
+            let line = if self.terminal || state.said.elapsed() < PROGRESS_EVERY {
                 None
             } else {
                 state.said = Instant::now();
@@ -114,9 +114,10 @@ impl Progress {
                     state.stage.units(),
                     self.started.elapsed().as_secs(),
                 ))
-            }
+            };
+            (state.done, line)
         };
-        self.bar.set_position(self.state().done as u64);
+        self.bar.set_position(done as u64);
         if let Some(last) = last {
             self.bar.set_message(last.to_string());
         }

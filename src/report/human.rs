@@ -102,15 +102,15 @@ fn same_way<'a>(cases: &[&'a CaseResult], verbose: bool) -> Vec<Option<Vec<&'a C
     let mut first_of: BTreeMap<String, usize> = BTreeMap::new();
     let mut out: Vec<Option<Vec<&CaseResult>>> = Vec::with_capacity(cases.len());
     for (index, result) in cases.iter().enumerate() {
-        match first_of.get(&cause_key(result)) {
-            Some(&first) => {
-                if let Some(Some(others)) = out.get_mut(first) {
+        match first_of.entry(cause_key(result)) {
+            std::collections::btree_map::Entry::Occupied(first) => {
+                if let Some(Some(others)) = out.get_mut(*first.get()) {
                     others.push(result);
                 }
                 out.push(None);
             }
-            None => {
-                first_of.insert(cause_key(result), index);
+            std::collections::btree_map::Entry::Vacant(slot) => {
+                slot.insert(index);
                 out.push(Some(Vec::new()));
             }
         }
@@ -142,7 +142,7 @@ fn same_way_line(out: &mut String, first: &CaseResult, others: &[&CaseResult]) {
     if others.is_empty() {
         return;
     }
-    let mut names: Vec<&str> = others
+    let names: Vec<&str> = others
         .iter()
         .take(SAME_WAY_NAMED)
         .map(|r| r.id.as_str())
@@ -154,7 +154,6 @@ fn same_way_line(out: &mut String, first: &CaseResult, others: &[&CaseResult]) {
         String::new()
     };
     let more = plural(others.len(), "more case", "more cases");
-    names.dedup();
     let _ = writeln!(
         out,
         "… and {more} broke the same way as {}: {}{tail} (--verbose shows each)\n",
