@@ -290,3 +290,44 @@ fn human_report_with_a_baseline_shows_only_what_changed() {
         verbose.describe()
     );
 }
+
+/// A backend with one fault that breaks many cases the same way (no `is_error` on refusals)
+/// gets one block for that cause and a line naming the other cases, not a block per case;
+/// `--verbose` still shows each.
+#[test]
+fn one_cause_across_cases_is_one_block() {
+    let args = |verbose: bool| {
+        let mut args = vec![
+            "check".to_string(),
+            "--no-recheck".to_string(),
+            "--area".to_string(),
+            "delete".to_string(),
+            "--backend".to_string(),
+            backend("is_error_false"),
+        ];
+        if verbose {
+            args.push("--verbose".to_string());
+        }
+        args
+    };
+    let run = run_command(memspec().args(args(false)));
+    assert_eq!(run.code, 1, "{}", run.describe());
+    let failed = |out: &str| out.matches("\nFAIL ").count();
+    assert!(
+        run.stdout.contains("broke the same way as delete."),
+        "{}",
+        run.describe()
+    );
+    let verbose = run_command(memspec().args(args(true)));
+    assert!(
+        failed(&run.stdout) < failed(&verbose.stdout),
+        "{} blocks, {} with --verbose",
+        failed(&run.stdout),
+        failed(&verbose.stdout)
+    );
+    assert!(
+        !verbose.stdout.contains("broke the same way"),
+        "{}",
+        verbose.describe()
+    );
+}
