@@ -505,6 +505,7 @@ pub fn check_results(
                 start_time: std::time::Duration::ZERO,
                 baselined: None,
                 choices: Vec::new(),
+                timed_out: false,
             }
         })
         .collect();

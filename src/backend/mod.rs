@@ -23,6 +23,15 @@ pub use stdio::Stdio;
 pub trait Backend: Send {
     /// Sends one tool input and waits for the result.
     fn call(&mut self, input: &Value) -> Result<ToolResult, BackendError>;
+    /// From the next call on, a call not answered within `timeout` (plus the start-up allowance
+    /// of a first call) is a timeout: a case whose point is an answer at once waits less than
+    /// `--timeout`. The in-process reference never waits, and ignores it.
+    fn set_call_timeout(&mut self, _timeout: Duration) {}
+    /// Makes sure the process has started (a `hello` control, within the start-up allowance),
+    /// so that a short [`Backend::set_call_timeout`] is not spent on an interpreter's start.
+    fn warm_up(&mut self) -> Result<(), BackendError> {
+        Ok(())
+    }
     /// Asks the backend to forget every memory (`{"control": "reset"}`), so that one process can
     /// serve many cases. `Ok(false)` means the backend does not support it.
     fn reset(&mut self) -> Result<bool, BackendError>;

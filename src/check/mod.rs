@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 pub mod baseline;
+mod recheck;
 
 pub mod runner;
 
@@ -15,9 +16,9 @@ use crate::backend::BackendSpec;
 use crate::builtin::Source;
 use crate::events::{Event, Sink, Stage};
 use crate::judge::cascade;
-use crate::judge::grade::{CaseResult, Outcome};
+use crate::judge::grade::CaseResult;
 use crate::spec::{Revision, Spec, SpecError};
-use crate::suite::load::{self, LoadedCase, Suite, SuiteError};
+use crate::suite::load::{self, Suite, SuiteError};
 
 /// Everything `check` needs.
 #[derive(Debug, Clone)]
@@ -44,7 +45,7 @@ pub struct CheckConfig {
 pub const RECHECK_FLOOR: Duration = Duration::from_secs(10);
 
 /// Case ids a recheck note names before `and N more`.
-const RECHECK_IDS_SHOWN: usize = 5;
+pub(crate) const RECHECK_IDS_SHOWN: usize = 5;
 
 /// Failed cases rechecked first, spread over them: when none of these passes alone, the rest are
 /// not rechecked, so that a backend whose failures are its own pays for a few cases only.
@@ -212,7 +213,8 @@ pub struct CheckRun {
 /// With `config.recheck`, a run on several workers in which cases failed or broke runs those
 /// cases again, one at a time on one worker with fresh processes ([`Stage::Recheck`], then their
 /// results): when some do not fail alone, the run says so in a note. The results, and so the
-/// verdict, stay those of the run itself.
+/// verdict, stay those of the run itself, but for cases that only timed out and pass alone: a
+/// busy machine made them late, and their results are the lone run's.
 pub fn check(
     config: &CheckConfig,
     loaded: &Loaded,
@@ -255,17 +257,14 @@ pub fn check(
     let workers = config.options.jobs.clamp(1, selected.len().max(1));
     let mut notes = ran.notes;
     if config.recheck && workers > 1 {
-        let failed: BTreeSet<&str> = results
-            .iter()
-            .filter(|r| matches!(r.outcome, Outcome::Fail | Outcome::Error))
-            .map(|r| r.id.as_str())
-            .collect();
-        let failed: Vec<&LoadedCase> = selected
-            .iter()
-            .copied()
-            .filter(|c| failed.contains(c.case.id.as_str()))
-            .collect();
-        notes.extend(recheck(&failed, config, workers, elapsed, events));
+        notes.extend(recheck::recheck(
+            &selected,
+            &mut results,
+            config,
+            workers,
+            elapsed,
+            events,
+        ));
     }
     if !races.is_empty() {
         let timeouts = crate::backend::Timeouts {
@@ -308,95 +307,4 @@ pub fn check(
         workers,
         notes,
     })
-}
-
-/// Runs `failed`, the cases that failed or broke on `workers` workers, again one at a time on a
-/// single worker, with fresh processes and the same options, within the time the run took
-/// (`elapsed`, at least [`RECHECK_FLOOR`]): first [`RECHECK_SAMPLE`] of them, then, if one of
-/// those passes alone, the others. Returns the note for the report when some of them
-/// neither fail nor break alone: the usual cause is a backend whose processes share one store
-/// (a fixed database file), so that one worker's `reset` wipes another worker's case.
-fn recheck(
-    failed: &[&LoadedCase],
-    config: &CheckConfig,
-    workers: usize,
-    elapsed: Duration,
-    events: &dyn Sink,
-) -> Option<String> {
-    if failed.is_empty() {
-        return None;
-    }
-    events.event(Event::Started {
-        stage: Stage::Recheck,
-        total: failed.len(),
-    });
-    let progress = |result: &CaseResult| events.event(Event::Case(result));
-    let progress = &progress;
-    let options = RunOptions {
-        jobs: 1,
-        ..config.options.clone()
-    };
-    let deadline = Instant::now() + elapsed.max(RECHECK_FLOOR);
-    let sampled = RECHECK_SAMPLE.min(failed.len());
-    let in_sample: BTreeSet<usize> = (0..sampled).map(|i| i * failed.len() / sampled).collect();
-    let (mut sample, mut rest) = (Vec::new(), Vec::new());
-    for (i, case) in failed.iter().copied().enumerate() {
-        if in_sample.contains(&i) {
-            sample.push(case);
-        } else {
-            rest.push(case);
-        }
-    }
-    let passes = |r: &&CaseResult| !matches!(r.outcome, Outcome::Fail | Outcome::Error);
-    // A recheck that stops early (every case broke alike, the backend no longer starts, the
-    // harness failed) has nothing to add to the run's own report, which already stands.
-    let mut alone = runner::run_until(&sample, &config.backend, &options, Some(deadline), progress)
-        .ok()?
-        .results;
-    if !alone.iter().any(|r| passes(&r)) {
-        return None;
-    }
-    if !rest.is_empty()
-        && let Ok(more) =
-            runner::run_until(&rest, &config.backend, &options, Some(deadline), progress)
-    {
-        alone.extend(more.results);
-    }
-    // Named in the order of the suite, whichever phase rechecked them.
-    let order: std::collections::HashMap<&str, usize> = failed
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.case.id.as_str(), i))
-        .collect();
-    alone.sort_by_key(|r| order.get(r.id.as_str()).copied().unwrap_or(usize::MAX));
-    let better: Vec<&CaseResult> = alone.iter().filter(passes).collect();
-    let rechecked = alone.len();
-    let how_many = if rechecked < failed.len() {
-        format!(
-            "{} of the {rechecked} cases rechecked alone, within the time the run took (of the {} that failed or broke with -j {workers}),",
-            better.len(),
-            failed.len()
-        )
-    } else {
-        format!(
-            "{} of the {} cases that failed or broke with -j {workers}",
-            better.len(),
-            failed.len()
-        )
-    };
-    let mut ids: Vec<String> = better
-        .iter()
-        .take(RECHECK_IDS_SHOWN)
-        .map(|r| match r.outcome {
-            Outcome::Pass => r.id.clone(),
-            other => format!("{} ({})", r.id, other.as_str()),
-        })
-        .collect();
-    if better.len() > RECHECK_IDS_SHOWN {
-        ids.push(format!("and {} more", better.len() - RECHECK_IDS_SHOWN));
-    }
-    Some(format!(
-        "{how_many} neither fail nor break when run alone, one at a time (-j 1): {}; the workers' backend processes may share one store (a fixed database file), one worker's `reset` wiping another's case: give each worker a store of its own, named after MEMSPEC_WORKER (README, Backend protocol v1); the verdict stays the -j {workers} run's",
-        ids.join(", ")
-    ))
 }

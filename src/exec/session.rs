@@ -13,11 +13,12 @@
 //! ([`Breach`]); the judge grades them (`crate::judge::confinement`).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
 
 use super::{Outside, Sandbox};
-use crate::backend::{Backend, BackendSpec, Timeouts};
+use crate::backend::{Backend, BackendError, BackendSpec, Timeouts};
 use crate::protocol::ToolResult;
 
 /// Breaks in a row (a call that failed, a process that would not start) after which a session
@@ -53,6 +54,22 @@ pub struct Broke {
     pub reason: String,
     /// The last lines the process wrote to stderr during the current case, if any.
     pub stderr: Option<String>,
+    /// Whether it broke by not answering (or not reading its request) in time.
+    pub timed_out: bool,
+}
+
+impl Broke {
+    /// How `error` broke the backend, with its stderr.
+    pub fn of(error: &BackendError, stderr: Option<String>) -> Broke {
+        Broke {
+            reason: error.to_string(),
+            stderr,
+            timed_out: matches!(
+                error,
+                BackendError::Timeout { .. } | BackendError::Unread { .. }
+            ),
+        }
+    }
 }
 
 fn stderr_note(stderr: Option<&str>, reason: &str) -> String {
@@ -124,6 +141,8 @@ pub struct Session {
     sandbox: Arc<Sandbox>,
     spec: BackendSpec,
     timeouts: Timeouts,
+    /// A shorter wait for the current case's calls ([`Session::answer_within`]).
+    call_limit: Option<Duration>,
     /// Breaks since the last answer.
     breaks: usize,
     /// Whether the last process stopped had exited before reading anything.
@@ -171,6 +190,7 @@ impl Session {
             sandbox: Arc::new(sandbox),
             spec: spec.clone(),
             timeouts,
+            call_limit: None,
             breaks: 0,
             exited_unread: false,
             outside,
@@ -192,6 +212,7 @@ impl Session {
             sandbox: Arc::clone(&self.sandbox),
             spec: self.spec.clone(),
             timeouts: self.timeouts,
+            call_limit: self.call_limit,
             breaks: 0,
             exited_unread: false,
             outside: self.sandbox.outside(),
@@ -218,10 +239,7 @@ impl Session {
                 Ok(backend) => self.backend = Some(backend),
                 Err(e) => {
                     self.breaks += 1;
-                    return Err(Fault::Backend(Broke {
-                        reason: e.to_string(),
-                        stderr: None,
-                    }));
+                    return Err(Fault::Backend(Broke::of(&e, None)));
                 }
             }
         }
@@ -230,10 +248,32 @@ impl Session {
             .ok_or_else(|| Fault::Harness("the backend is not running".to_string()))
     }
 
+    /// Calls from now on wait at most `limit` (when shorter than the session's timeout), or the
+    /// whole timeout again with `None`: for a case whose point is an answer at once. With a
+    /// limit, a process that has not answered yet is first seen to start (within the start-up
+    /// allowance), so that the limit measures the calls and not the start.
+    pub fn answer_within(&mut self, limit: Option<Duration>) -> Result<(), Fault> {
+        self.call_limit = limit;
+        if limit.is_none() {
+            return Ok(());
+        }
+        let started = self.running()?.warm_up();
+        started.map_err(|e| {
+            self.breaks += 1;
+            let stopped = self.stop();
+            Fault::Backend(Broke::of(&e, stopped.stderr))
+        })
+    }
+
     /// Sends one tool input. A backend that breaks is stopped (its stderr is in the fault) and
     /// started again on the same sandbox by the next call.
     pub fn call(&mut self, input: &Value) -> Result<ToolResult, Fault> {
-        let answer = self.running()?.call(input);
+        let timeout = self
+            .call_limit
+            .map_or(self.timeouts.call, |limit| limit.min(self.timeouts.call));
+        let backend = self.running()?;
+        backend.set_call_timeout(timeout);
+        let answer = backend.call(input);
         match answer {
             Ok(result) => {
                 self.breaks = 0;
@@ -242,10 +282,7 @@ impl Session {
             Err(e) => {
                 self.breaks += 1;
                 let stopped = self.stop();
-                Err(Fault::Backend(Broke {
-                    reason: e.to_string(),
-                    stderr: stopped.stderr,
-                }))
+                Err(Fault::Backend(Broke::of(&e, stopped.stderr)))
             }
         }
     }
@@ -254,9 +291,12 @@ impl Session {
     /// its fresh state: what the backend did to it, or left in `memories/` that no memory
     /// backend makes, is [`Reset::Tampered`], as is anything the harness cannot remove.
     pub fn reset(&mut self) -> Reset {
+        // The next case waits as long as its own calls need.
+        self.call_limit = None;
         let Some(backend) = self.backend.as_mut() else {
             return Reset::Refused(None);
         };
+        backend.set_call_timeout(self.timeouts.call);
         match backend.reset() {
             Ok(true) => {}
             Ok(false) => return Reset::Refused(backend.reset_refusal()),

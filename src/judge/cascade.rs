@@ -253,6 +253,7 @@ mod tests {
             start_time: Default::default(),
             baselined: None,
             choices: Vec::new(),
+            timed_out: false,
         }
     }
 

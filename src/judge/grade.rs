@@ -132,6 +132,11 @@ pub struct CaseResult {
     /// whether the backend took it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub choices: Vec<Choice>,
+    /// Whether the case broke only by a call past its deadline (`--timeout`): on a busy machine
+    /// that can be the machine's fault, which a recheck alone tells (not in the report).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub timed_out: bool,
 }
 
 /// A step on which the revision allows an outcome besides the expected one (GA: `create` may

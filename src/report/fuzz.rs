@@ -225,6 +225,7 @@ pub fn as_report(report: &FuzzReport, repro_args: Vec<String>) -> Report {
                 start_time: Duration::ZERO,
                 baselined: None,
                 choices: Vec::new(),
+                timed_out: false,
             }
         })
         .collect();

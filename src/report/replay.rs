@@ -530,6 +530,7 @@ pub fn as_report(replay: &Replay, rerun: String) -> super::Report {
                 start_time: std::time::Duration::ZERO,
                 baselined: None,
                 choices: Vec::new(),
+                timed_out: false,
             }
         })
         .collect();

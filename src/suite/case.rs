@@ -55,6 +55,13 @@ pub struct Case {
     /// Whether the case is an attack (counted separately; confinement checks are always run).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hostile: bool,
+    /// The most seconds each call of the case may take before the backend counts as blocked,
+    /// when fewer than `--timeout`: for a case whose point is that the backend answers at once
+    /// (a named pipe it must not open), not how fast it is, so that a backend that blocks costs
+    /// the run these seconds and not the whole `--timeout`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 60))]
+    pub answer_within: Option<u64>,
     /// Files, folders and links made in the memories folder before the backend starts (a case
     /// with fixtures is skipped for a backend that does not keep its memories in that folder).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

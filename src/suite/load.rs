@@ -8,8 +8,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::case::{
-    Alternative, Case, Effect, Matcher, Step, TextExpectation, command_rule, expand_each,
-    expand_generated,
+    Alternative, Case, Effect, Matcher, SetupCall, Step, TextExpectation, command_rule,
+    expand_each, expand_generated,
 };
 use super::matcher;
 use crate::builtin::{self, Source};
@@ -44,6 +44,31 @@ pub struct LoadedCase {
     /// whatever the case checks (a case about overwriting still finds a create that wrote
     /// the text wrong as that fault).
     pub writes: Graded,
+}
+
+impl LoadedCase {
+    /// A rough measure of how long the case takes on a backend, so that a run starts its long
+    /// cases first and no worker is left with one at the end: its calls, and one more per
+    /// [`WEIGHT_BYTES`] its inputs send (a 2 MB create weighs as 128 calls).
+    pub fn weight(&self) -> usize {
+        let inputs = self.case.setup.iter().map(SetupCall::input);
+        let steps = self.case.steps.iter().map(|step| &step.input);
+        let calls = self.case.setup.len() + self.case.steps.len();
+        calls + inputs.chain(steps).map(text_bytes).sum::<usize>() / WEIGHT_BYTES
+    }
+}
+
+/// The bytes of input that weigh as much as a call in [`LoadedCase::weight`].
+pub const WEIGHT_BYTES: usize = 16 * 1024;
+
+/// The bytes of the texts in a tool input.
+fn text_bytes(input: &Value) -> usize {
+    match input {
+        Value::String(text) => text.len(),
+        Value::Object(fields) => fields.values().map(text_bytes).sum(),
+        Value::Array(items) => items.iter().map(text_bytes).sum(),
+        _ => 0,
+    }
 }
 
 /// Another outcome of a step that the revision being judged allows, with its rules graded.

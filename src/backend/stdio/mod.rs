@@ -225,6 +225,25 @@ impl WaitTimeout for Child {
 }
 
 impl Backend for Stdio {
+    fn set_call_timeout(&mut self, timeout: Duration) {
+        self.timeout = timeout;
+    }
+
+    fn warm_up(&mut self) -> Result<(), BackendError> {
+        if self.answered {
+            return Ok(());
+        }
+        // Any reply will do: a backend that knows no controls answers no, which still shows
+        // that it has started.
+        let id = self.next_id();
+        self.exchange(&Request {
+            id,
+            input: None,
+            control: Some("hello".to_string()),
+        })
+        .map(|_| ())
+    }
+
     fn call(&mut self, input: &Value) -> Result<ToolResult, BackendError> {
         let id = self.next_id();
         let reply = self.exchange(&Request {

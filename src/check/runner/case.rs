@@ -59,6 +59,7 @@ pub fn run_case_in(
         start_time: Duration::ZERO,
         baselined: None,
         choices: Vec::new(),
+        timed_out: false,
     };
     if !case.fixtures.is_empty() && !backend.runs_on_folder() {
         result.outcome = Outcome::Skip;
@@ -110,6 +111,7 @@ pub fn run_case_in(
         }
         Err(fault) => {
             result.outcome = Outcome::Error;
+            result.timed_out = matches!(&fault, Fault::Backend(broke) if broke.timed_out);
             result.reason = Some(fault.to_string());
         }
     }
@@ -180,6 +182,7 @@ fn open_session(
                     return Err(Prepare::Fault(Fault::Backend(Broke {
                         reason: error.to_string(),
                         stderr: None,
+                        timed_out: false,
                     })));
                 }
                 fresh = Session::start(backend_spec, timeouts(options)).map_err(Prepare::Fault)?;
@@ -241,13 +244,17 @@ fn execute(
         started: Instant::now(),
         calls: loaded.case.setup.len() + loaded.case.steps.len(),
     };
-    let ran = run_calls(
-        loaded,
-        &mut session,
-        backend_spec.runs_on_folder(),
-        &budget,
-        result,
-    );
+    let ran = session
+        .answer_within(case.answer_within.map(Duration::from_secs))
+        .and_then(|()| {
+            run_calls(
+                loaded,
+                &mut session,
+                backend_spec.runs_on_folder(),
+                &budget,
+                result,
+            )
+        });
     if let Err(fault) = ran {
         // A broken backend is never reused.
         if let Fault::Backend(broke) = &fault {
@@ -282,6 +289,7 @@ fn execute(
                     "the backend flooded its output: a line after the last reply: {extra}"
                 ),
                 stderr: None,
+                timed_out: false,
             }));
         }
     } else {

@@ -66,8 +66,9 @@ fn stderr_note(stderr: &str) -> String {
     }
 }
 
-/// Runs `cases` against `backend`, `options.jobs` at a time; `progress` sees each result as it
-/// completes. Results come back in the order of `cases`. The run stops early, with an error,
+/// Runs `cases` against `backend`, `options.jobs` at a time, the heaviest first
+/// ([`LoadedCase::weight`]); `progress` sees each result as it completes. Results come back in
+/// the order of `cases`. The run stops early, with an error,
 /// when [`NEVER_STARTED_LIMIT`] backend processes exited before reading anything and none of
 /// the others ever read a request, or when the harness could not run a case.
 pub fn run(
@@ -109,6 +110,10 @@ pub fn run_until(
     progress: &(dyn Fn(&CaseResult) + Sync),
 ) -> Result<Ran, RunError> {
     let next = AtomicUsize::new(0);
+    // The heaviest cases first, so that none is started last and left running alone while the
+    // other workers idle; the results keep the order of `cases`.
+    let mut order: Vec<usize> = (0..cases.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(cases[i].weight()));
     let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; cases.len()]);
     let workers = options.jobs.clamp(1, cases.len().max(1));
     let reuse = Reuse::default();
@@ -117,8 +122,8 @@ pub fn run_until(
     let harness_failed = || harness.lock().map_or(true, |h| h.is_some());
     std::thread::scope(|scope| {
         for worker in 0..workers {
-            let (next, results, reuse, starts, harness) =
-                (&next, &results, &reuse, &starts, &harness);
+            let (next, order, results, reuse, starts, harness) =
+                (&next, &order, &results, &reuse, &starts, &harness);
             let harness_failed = &harness_failed;
             // Each worker's processes are told which worker starts them, so that backends
             // with a fixed database file can keep one store per worker.
@@ -133,7 +138,9 @@ pub fn run_until(
                     {
                         break;
                     }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                        break;
+                    };
                     let Some(case) = cases.get(i) else { break };
                     let result =
                         match run_case_in(case, backend, options, &mut session, reuse, starts) {
@@ -241,5 +248,50 @@ impl Reuse {
             }
             _ => "the backend does not answer `reset` with ok: one process per case".to_string(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::{RunOptions, run};
+    use crate::backend::BackendSpec;
+    use crate::builtin::Source;
+    use crate::check::load;
+    use crate::spec::Revision;
+
+    /// A heavy case started last keeps one worker busy while the others idle: the 100 KiB file
+    /// case starts before the small one listed before it, and the results keep suite order.
+    #[test]
+    fn the_heaviest_case_starts_first_and_results_keep_their_order() {
+        let loaded = load(&Source::Builtin, &Source::Builtin, Revision::Ga2026);
+        let Ok(loaded) = loaded else {
+            panic!("the built-in suite loads");
+        };
+        let ids = ["create.new-file", "scale.big-file.edited"];
+        let cases: Vec<_> = ids
+            .iter()
+            .filter_map(|id| loaded.suite.cases.iter().find(|c| c.case.id == *id))
+            .collect();
+        assert_eq!(cases.len(), 2, "both cases are in the suite");
+        assert!(cases[1].weight() > cases[0].weight());
+        let started = Mutex::new(Vec::new());
+        let options = RunOptions {
+            jobs: 1,
+            ..RunOptions::default()
+        };
+        let results = run(
+            &cases,
+            &BackendSpec::Reference(Revision::Ga2026),
+            &options,
+            &|result| started.lock().map_or((), |mut s| s.push(result.id.clone())),
+        );
+        let results: Vec<String> = results
+            .map(|r| r.into_iter().map(|r| r.id).collect())
+            .unwrap_or_default();
+        assert_eq!(results, ids);
+        let started = started.into_inner().unwrap_or_default();
+        assert_eq!(started, ["scale.big-file.edited", "create.new-file"]);
     }
 }

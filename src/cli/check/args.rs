@@ -39,7 +39,8 @@ pub(crate) struct CheckArgs {
     pub(crate) jobs: Option<usize>,
     /// After a run on several workers, do not run the cases that failed or broke again one at a
     /// time (the recheck that notes cases failing only in parallel, as when the workers'
-    /// backend processes share one store).
+    /// backend processes share one store, and takes the lone result of a case that was only
+    /// late).
     #[arg(long)]
     pub(crate) no_recheck: bool,
     /// After the cases, race this many processes of the backend on one store (creates of one

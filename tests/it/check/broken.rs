@@ -407,7 +407,9 @@ fn a_view_range_one_line_too_many_fails() {
 }
 
 /// Hanging on a FIFO planted from outside (no tool call makes one) is that case's finding in
-/// the hostile-environment tier: INFO with the break named, not the run's BROKE verdict.
+/// the hostile-environment tier: INFO with the break named, not the run's BROKE verdict. The
+/// case's point is an answer at once: it waits its own 3 s (`answer_within`), not the whole
+/// `--timeout` (LangChain's filesystem middleware spent 10 s on each such case).
 #[test]
 fn hanging_on_a_planted_fifo_is_that_cases_finding() {
     let run = expect(
@@ -418,7 +420,7 @@ fn hanging_on_a_planted_fifo_is_that_cases_finding() {
             ("str-replace.unique-replaces", "pass"),
         ],
         0,
-        &["--timeout", "2"],
+        &["--timeout", "30"],
     );
     let result = run.result("errors.fifo-str-replace");
     assert!(has(&result, "sandbox:INFO"), "{result}");
@@ -429,9 +431,11 @@ fn hanging_on_a_planted_fifo_is_that_cases_finding() {
     assert!(
         result["reason"]
             .as_str()
-            .is_some_and(|r| r.starts_with("broke: ")),
+            .is_some_and(|r| r.starts_with("broke: ") && r.contains("within 3.0 s")),
         "{result}"
     );
+    let waited = result["duration"].as_u64().unwrap_or(u64::MAX);
+    assert!(waited < 30_000_000, "{result}");
 }
 
 #[test]

@@ -317,3 +317,49 @@ fn failures_that_fail_alone_too_are_not_noted() {
         run.describe()
     );
 }
+
+/// The Java template timed out on a 9 MB view with -j 4 on a loaded CI machine and passed alone
+/// in a few seconds; the run was graded BROKE all the same. A case whose only fault is a call past
+/// `--timeout` and that passes alone was late, not broken: its result is the lone run's, and the
+/// report says so. A real hang stays a hang (`hang_on_view` is checked in `broken`).
+#[test]
+fn timeouts_that_pass_alone_take_the_lone_result() {
+    let check = |jobs: &str, extra: &[&str]| {
+        run_command(
+            memspec()
+                .args(["check", "--format", "json", "--case", "view-file.missing*"])
+                .args(["--case", "view-file.*-newline*", "--case", "view-file.b*"])
+                .args(["-j", jobs, "--timeout", "1", "--backend"])
+                .arg(format!(
+                    "python3 {}",
+                    root().join("tests/backends/late_when_busy.py").display()
+                ))
+                .args(extra),
+        )
+    };
+    let unchecked = check("2", &["--no-recheck"]);
+    let late = unchecked
+        .results()
+        .iter()
+        .filter(|r| r["outcome"] == "error")
+        .count();
+    assert!(
+        late > 0 && unchecked.code != 0,
+        "worker 1's views time out\n{}",
+        unchecked.describe()
+    );
+    let rechecked = check("2", &[]);
+    assert_eq!(rechecked.code, 0, "{}", rechecked.describe());
+    let notes = rechecked.json()["report"]["notes"].to_string();
+    assert!(
+        notes.contains("did not answer within --timeout (1 s), and did alone (-j 1)")
+            && !notes.contains("MEMSPEC_WORKER"),
+        "{}",
+        rechecked.describe()
+    );
+    assert!(
+        rechecked.results().iter().all(|r| r["outcome"] != "error"),
+        "{}",
+        rechecked.describe()
+    );
+}
