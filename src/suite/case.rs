@@ -84,6 +84,19 @@ pub struct Case {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum SetupCall {
+    /// `{"input": {"command": "create", ...}, "plant": true}`: a create whose file the case
+    /// needs and does not test the making of (a folder of 1,500 files for a listing). On a
+    /// backend that keeps its memories in the folder the harness writes the file itself, as it
+    /// makes fixtures; any other backend gets the create call. Only a `create` of a
+    /// `/memories/...` path with a `file_text` can be planted.
+    Planted {
+        /// The `create` input.
+        #[schemars(schema_with = "tool_input")]
+        input: Value,
+        /// Always `true`.
+        #[schemars(extend("const" = true))]
+        plant: bool,
+    },
     /// `{"input": {...}, "rule": "decide.hidden-direct"}`: where a backend may refuse the call
     /// under a decision (a hidden name), the rule says so, and the case is then not checked.
     Ruled {
@@ -184,22 +197,36 @@ impl SetupCall {
     /// The tool input.
     pub fn input(&self) -> &Value {
         match self {
-            SetupCall::Ruled { input, .. } | SetupCall::Plain(input) => input,
+            SetupCall::Planted { input, .. }
+            | SetupCall::Ruled { input, .. }
+            | SetupCall::Plain(input) => input,
         }
     }
 
     /// The tool input, to change in place (generated texts are made at load).
     pub fn input_mut(&mut self) -> &mut Value {
         match self {
-            SetupCall::Ruled { input, .. } | SetupCall::Plain(input) => input,
+            SetupCall::Planted { input, .. }
+            | SetupCall::Ruled { input, .. }
+            | SetupCall::Plain(input) => input,
         }
+    }
+
+    /// What the harness writes itself on a backend on the folder, for a planted create: the
+    /// path below `memories/` and the text.
+    pub fn planted(&self) -> Option<(&str, &str)> {
+        let SetupCall::Planted { input, .. } = self else {
+            return None;
+        };
+        let path = input.get("path")?.as_str()?.strip_prefix("/memories/")?;
+        Some((path, input.get("file_text")?.as_str()?))
     }
 
     /// The rule it names, if any.
     pub fn rule(&self) -> Option<&str> {
         match self {
             SetupCall::Ruled { rule, .. } => Some(rule),
-            SetupCall::Plain(_) => None,
+            SetupCall::Planted { .. } | SetupCall::Plain(_) => None,
         }
     }
 }

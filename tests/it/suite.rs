@@ -154,6 +154,31 @@ fn lint_rejects_duplicate_ids_unknown_rules_and_bad_matchers() {
     assert_eq!(problems.len(), 6, "{text:#?}");
 }
 
+/// Only a create of a `/memories/...` path with its text can be planted on disk by the harness.
+#[test]
+fn lint_accepts_a_planted_create_and_rejects_other_plants() {
+    let planted = |input: &str| {
+        format!(
+            r#"{{"id": "create.planted", "title": "t", "rules": ["create.success"], "setup": [{{"input": {input}, "plant": true}}], "steps": [{GOOD_STEP}]}}"#
+        )
+    };
+    let good = planted(r#"{"command": "create", "path": "/memories/a.txt", "file_text": "a"}"#);
+    let problems = lint_one(&file(&[good]));
+    assert!(problems.is_empty(), "{problems:?}");
+    for bad in [
+        r#"{"command": "delete", "path": "/memories/a.txt"}"#,
+        r#"{"command": "create", "path": "/elsewhere/a.txt", "file_text": "a"}"#,
+        r#"{"command": "create", "path": "/memories/a.txt"}"#,
+    ] {
+        let problems = lint_one(&file(&[planted(bad)]));
+        let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        assert!(
+            text.len() == 1 && text[0].contains("setup call 1 is planted, but only"),
+            "{bad}: {text:#?}"
+        );
+    }
+}
+
 #[test]
 fn lint_names_the_file_of_a_malformed_case() {
     let problems = lint_one(r#"{"area": "create", "cases": [{"id": "create.x", "steps": []}]}"#);

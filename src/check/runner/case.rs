@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use super::calls::{Budget, run_calls};
 use super::{Reuse, RunError, RunOptions, Starts};
 use crate::backend::{BackendSpec, Timeouts};
+use crate::exec::plant::{Fixture, FixtureKind};
 use crate::exec::{Broke, Fault, FixtureError, Reset, Session};
 use crate::judge::confinement::{self, tampering};
 use crate::judge::effects;
@@ -14,6 +15,7 @@ use crate::judge::grade::{CaseResult, Outcome};
 use crate::judge::{Check, Finding};
 use crate::spec::Level;
 use crate::spec::known;
+use crate::suite::case::SetupCall;
 use crate::suite::load::LoadedCase;
 
 /// Runs one case in a fresh sandbox with a fresh backend; `Err` is a harness fault.
@@ -219,8 +221,18 @@ fn execute(
         }
     };
     result.start_time = opening.elapsed();
-    for fixture in &case.fixtures {
-        match session.sandbox().apply(fixture) {
+    // A planted setup create is a fixture on a backend on the folder (see `SetupCall::Planted`).
+    let planted = case
+        .setup
+        .iter()
+        .filter_map(SetupCall::planted)
+        .filter(|_| backend_spec.runs_on_folder())
+        .map(|(path, text)| Fixture {
+            path: path.to_string(),
+            kind: FixtureKind::Text(text.to_string()),
+        });
+    for fixture in case.fixtures.iter().cloned().chain(planted) {
+        match session.sandbox().apply(&fixture) {
             Ok(()) => {}
             Err(FixtureError::InTheWay(what)) => {
                 let mut found = vec![what];

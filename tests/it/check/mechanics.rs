@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 use tempfile::TempDir;
 
-use super::{check, fixtures, memspec, processes_with, run, run_command};
+use super::{bin, check, fixtures, memspec, processes_with, run, run_command};
 
 #[test]
 fn the_suite_passes_against_the_reference_with_no_arguments() {
@@ -893,4 +893,31 @@ fn a_case_over_its_time_budget_stops_and_says_so_with_the_time() {
     );
     let calls = results[0]["calls"].as_array().map_or(0, Vec::len);
     assert!((1..50).contains(&calls), "{calls} calls made");
+}
+
+/// The 1,500 files of `scale.wide-folder` are there for its listing, rename and delete: a backend
+/// on the folder gets them planted on disk (1,500 creates cost LangChain's filesystem middleware
+/// two minutes), any other backend gets the creates, and both pass.
+#[test]
+fn a_planted_setup_is_written_on_the_folder_and_created_elsewhere() {
+    let calls = |extra: &[&str]| {
+        let run = run_command(
+            memspec()
+                .args(["check", "--format", "json", "--case", "scale.wide-folder"])
+                .args(extra),
+        );
+        assert_eq!(run.code, 0, "{}", run.describe());
+        let result = run.result("scale.wide-folder");
+        assert_eq!(result["outcome"], "pass", "{result}");
+        result["calls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|c| c["input"]["command"] == "create")
+            .count()
+    };
+    let serve = format!("{} serve {{memories}}", bin());
+    assert_eq!(calls(&["--backend", &serve]), 1, "only keep.txt is created");
+    let elsewhere = calls(&["--not-on-folder", "--backend", &serve]);
+    assert_eq!(elsewhere, 1501);
 }
