@@ -386,8 +386,9 @@ impl Session {
         // A host path in an error tells Claude (and whoever reads the transcript) where the
         // memories live; unless the input itself spelled that path, it leaked.
         let base = self.sandbox.base().to_string_lossy();
-        let asked = input.to_string().contains(base.as_ref());
-        if !asked && answer.text.contains(base.as_ref()) {
+        // The input is serialized only for an answer that holds the path (a create's input can
+        // be megabytes, and this runs on every call).
+        if answer.text.contains(base.as_ref()) && !input.to_string().contains(base.as_ref()) {
             breaches.push(Breach::HostPath(answer.text.clone()));
         }
         if answer.text.contains(self.sandbox.secret()) {

@@ -387,7 +387,8 @@ pub fn host_leak(input: &Value, text: &str) -> Option<String> {
     if let Some(found) = HOST_CONTENT.iter().find(|c| text.contains(**c)) {
         return Some(format!("host file content `{found}`"));
     }
-    let asked = input.to_string();
+    // Serialized only when a token needs it: a create's input can be megabytes.
+    let asked = std::cell::OnceCell::new();
     for (at, _) in text.match_indices("memories") {
         let before = &text[..at];
         let Some(sep) = before.chars().last() else {
@@ -406,7 +407,7 @@ pub fn host_leak(input: &Value, text: &str) -> Option<String> {
             prefix.starts_with('/') || prefix.as_bytes().get(1) == Some(&b':') && prefix.len() > 2;
         // A folder named `memories` inside the memory folder is a memory path, not a host one.
         let memory_path = prefix == "/memories" || prefix.starts_with("/memories/");
-        if absolute && !memory_path && !asked.contains(token) {
+        if absolute && !memory_path && !asked.get_or_init(|| input.to_string()).contains(token) {
             return Some(format!("host path `{token}`"));
         }
     }
