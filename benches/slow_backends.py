@@ -35,6 +35,7 @@ SDK_PY = ".ci/.venv/bin/python"
 
 # name -> the arguments after `memspec check` (paths relative to the head clone, made absolute).
 BACKENDS = {
+    "reference": [],  # the in-process reference: no slower, says the issue
     "sqlite": ["--not-on-folder", "--python", "adapters/recipes/sqlite/sqlite_memory.py:SqliteMemoryTool", "--python-bin", RECIPES_PY],
     "redis": ["--not-on-folder", "--python", "adapters/recipes/redis/redis_memory.py:RedisMemoryTool", "--python-bin", RECIPES_PY],
     "langchain-state": ["--not-on-folder", "--python", "adapters/recipes/langchain/langchain_memory.py:state_memory", "--python-bin", RECIPES_PY],
