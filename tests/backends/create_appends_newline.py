@@ -15,4 +15,5 @@ def handle(reference, tool_input):
     return reference.call(tool_input)
 
 
-_proxy.serve(handle)
+# No state of its own: one process serves a worker's cases (reset goes to the reference).
+_proxy.serve(handle, controls=True)

@@ -27,4 +27,5 @@ def handle(reference, tool_input):
     return answer
 
 
-_proxy.serve(handle)
+# No state of its own: one process serves a worker's cases (reset goes to the reference).
+_proxy.serve(handle, controls=True)
