@@ -59,11 +59,11 @@ pub(super) fn recheck(
             config.options.timeout.as_secs_f64(),
             ids(&on_time)
         ));
-        let lone: HashMap<String, CaseResult> =
+        let mut lone: HashMap<String, CaseResult> =
             on_time.into_iter().map(|r| (r.id.clone(), r)).collect();
         for result in results.iter_mut() {
-            if let Some(alone) = lone.get(&result.id) {
-                *result = alone.clone();
+            if let Some(alone) = lone.remove(&result.id) {
+                *result = alone;
             }
         }
     }

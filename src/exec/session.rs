@@ -258,11 +258,15 @@ impl Session {
             return Ok(());
         }
         let started = self.running()?.warm_up();
-        started.map_err(|e| {
-            self.breaks += 1;
-            let stopped = self.stop();
-            Fault::Backend(Broke::of(&e, stopped.stderr))
-        })
+        started.map_err(|e| self.broke(&e))
+    }
+
+    /// A backend that broke: counted, stopped (its stderr goes in the fault), and started
+    /// again on the same sandbox by the next call.
+    fn broke(&mut self, error: &BackendError) -> Fault {
+        self.breaks += 1;
+        let stopped = self.stop();
+        Fault::Backend(Broke::of(error, stopped.stderr))
     }
 
     /// Sends one tool input. A backend that breaks is stopped (its stderr is in the fault) and
@@ -279,11 +283,7 @@ impl Session {
                 self.breaks = 0;
                 Ok(result)
             }
-            Err(e) => {
-                self.breaks += 1;
-                let stopped = self.stop();
-                Err(Fault::Backend(Broke::of(&e, stopped.stderr)))
-            }
+            Err(e) => Err(self.broke(&e)),
         }
     }
 

@@ -213,11 +213,16 @@ impl SetupCall {
     }
 
     /// What the harness writes itself on a backend on the folder, for a planted create: the
-    /// path below `memories/` and the text.
+    /// path below `memories/` and the text. `None` for any other call, and for a plant that is
+    /// not `"plant": true` on a create of a `/memories/...` path with a `file_text` (which the
+    /// lint rejects).
     pub fn planted(&self) -> Option<(&str, &str)> {
-        let SetupCall::Planted { input, .. } = self else {
+        let SetupCall::Planted { input, plant: true } = self else {
             return None;
         };
+        if input.get("command")?.as_str()? != "create" {
+            return None;
+        }
         let path = input.get("path")?.as_str()?.strip_prefix("/memories/")?;
         Some((path, input.get("file_text")?.as_str()?))
     }

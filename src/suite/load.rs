@@ -531,14 +531,11 @@ fn check_case(case: &Case, area: &str, spec: &Spec) -> Vec<String> {
         if !call.input().is_object() {
             problems.push(format!("setup call {} is not a JSON object", i + 1));
         }
-        if let SetupCall::Planted { input, plant } = call {
-            let create = input.get("command").and_then(Value::as_str) == Some("create");
-            if !plant || !create || call.planted().is_none() {
-                problems.push(format!(
-                    "setup call {} is planted, but only `\"plant\": true` on a `create` of a /memories/... path with a `file_text` can be",
-                    i + 1
-                ));
-            }
+        if matches!(call, SetupCall::Planted { .. }) && call.planted().is_none() {
+            problems.push(format!(
+                "setup call {} is planted, but only `\"plant\": true` on a `create` of a /memories/... path with a `file_text` can be",
+                i + 1
+            ));
         }
     }
     for (i, step) in case.steps.iter().enumerate() {

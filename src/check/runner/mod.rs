@@ -113,7 +113,7 @@ pub fn run_until(
     // The heaviest cases first, so that none is started last and left running alone while the
     // other workers idle; the results keep the order of `cases`.
     let mut order: Vec<usize> = (0..cases.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(cases[i].weight()));
+    order.sort_by_cached_key(|&i| std::cmp::Reverse(cases[i].weight()));
     let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; cases.len()]);
     let workers = options.jobs.clamp(1, cases.len().max(1));
     let reuse = Reuse::default();
