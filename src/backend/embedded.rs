@@ -170,10 +170,8 @@ pub fn default_interpreter_in(language: Language, virtual_env: Option<&OsStr>) -
 /// removed (with them) on drop. Keep it alive as long as the backends built from it run.
 #[derive(Debug)]
 pub struct AdapterDir {
-    /// Its entry among the folders a signal's cleanup removes; declared first, so that it is
-    /// forgotten before the folder is removed.
-    _live: super::cleanup::LiveFolder,
-    dir: tempfile::TempDir,
+    /// The folder, removed when dropped or by a signal's cleanup.
+    dir: super::cleanup::LiveFolder,
     written: Vec<Language>,
 }
 
@@ -190,8 +188,7 @@ impl AdapterDir {
                 source,
             })?;
         Ok(AdapterDir {
-            _live: super::cleanup::LiveFolder::register(dir.path()),
-            dir,
+            dir: super::cleanup::LiveFolder::register(dir.keep()),
             written: Vec::new(),
         })
     }

@@ -6,7 +6,8 @@ use std::ffi::CString;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use rustix::fs::Mode;
 
@@ -22,6 +23,9 @@ pub(super) struct Live {
     pub(super) next: u64,
     /// Sandboxes by key: duplicated handles, removed the way [`Sandbox::remove`] does.
     pub(super) sandboxes: BTreeMap<u64, Handles>,
+    /// Sandboxes their owners are removing now, out of the map: a signal's cleanup waits for
+    /// them before the process exits, or a half-removed sandbox would stay behind.
+    removing: usize,
 }
 
 /// What removing a sandbox takes, without the sandbox.
@@ -37,7 +41,15 @@ pub(super) struct Handles {
 static LIVE: Mutex<Live> = Mutex::new(Live {
     next: 0,
     sandboxes: BTreeMap::new(),
+    removing: 0,
 });
+
+/// Signalled when an owner finished removing its sandbox.
+static REMOVED: Condvar = Condvar::new();
+
+/// How long a signal's cleanup waits for owners' removals under way: a removal is local file
+/// system work, and the process must still exit if one hangs.
+const REMOVALS_WAIT: Duration = Duration::from_secs(10);
 
 /// Set once [`remove_live`] ran: no temporary folder is made after it.
 pub(super) static CLOSING: AtomicBool = AtomicBool::new(false);
@@ -58,6 +70,22 @@ pub fn remove_live() -> Vec<String> {
     for handles in std::mem::take(&mut live.sandboxes).into_values() {
         left.extend(remove_tree(&handles));
     }
+    // Owners that took their sandbox out of the map before the signal finish their removal.
+    let deadline = Instant::now() + REMOVALS_WAIT;
+    while live.removing > 0 {
+        let Some(wait) = deadline.checked_duration_since(Instant::now()) else {
+            left.push(format!(
+                "{} sandbox(es) still being removed by their workers",
+                live.removing
+            ));
+            break;
+        };
+        live = REMOVED
+            .wait_timeout(live, wait)
+            .map(|(guard, _)| guard)
+            .unwrap_or_else(|poisoned| poisoned.into_inner().0);
+    }
+    drop(live);
     left.extend(crate::backend::cleanup::remove_folders());
     left
 }
@@ -73,13 +101,22 @@ impl Sandbox {
             return Vec::new();
         }
         self.removed = true;
-        // Forgotten first: a signal's cleanup must not race this removal with its own.
-        let handles = live().sandboxes.remove(&self.key);
-        match handles {
-            Some(handles) => remove_tree(&handles),
-            // Already removed by a signal's cleanup.
-            None => Vec::new(),
-        }
+        // Forgotten first: a signal's cleanup must not race this removal with its own; it
+        // waits for it instead (`removing`).
+        let handles = {
+            let mut live = live();
+            let handles = live.sandboxes.remove(&self.key);
+            live.removing += usize::from(handles.is_some());
+            handles
+        };
+        // Already removed by a signal's cleanup.
+        let Some(handles) = handles else {
+            return Vec::new();
+        };
+        let left = remove_tree(&handles);
+        live().removing -= 1;
+        REMOVED.notify_all();
+        left
     }
 }
 
