@@ -15,7 +15,6 @@ use runner::{RunError, RunOptions, Selection};
 use crate::backend::BackendSpec;
 use crate::builtin::Source;
 use crate::events::{Event, Sink, Stage};
-use crate::judge::cascade;
 use crate::judge::grade::CaseResult;
 use crate::spec::{Revision, Spec, SpecError};
 use crate::suite::load::{self, Suite, SuiteError};
@@ -279,14 +278,6 @@ pub fn check(
             timeouts,
             config.options.strict,
         ));
-    }
-    // Results come back in the order of the selection.
-    for (result, case) in results.iter_mut().zip(&selected) {
-        if result.id == case.case.id {
-            let inputs: Vec<&serde_json::Value> =
-                case.case.steps.iter().map(|s| &s.input).collect();
-            cascade::mark_follows(result, &inputs);
-        }
     }
     let baseline_problems = match &baseline {
         Some(baseline) => {

@@ -9,8 +9,9 @@ use super::generate::Action;
 use crate::backend::BackendSpec;
 use crate::exec::{Reset, Session};
 use crate::judge::Finding;
-use crate::judge::facts::{self, Judged};
+use crate::judge::facts::Stores;
 use crate::judge::model::{Expected, Oracle};
+use crate::judge::{self, Facts, Next, Observation};
 use crate::replay::scratch;
 use crate::replay::{self, ReplayOptions};
 use crate::spec::Spec;
@@ -146,32 +147,32 @@ pub fn run(
     let mut before = &empty;
     for (index, (step, expected)) in replayed.steps.iter().zip(&expected).enumerate() {
         trial.calls = index + 1;
-        let stores = facts::Stores {
+        let stores = Stores {
             before,
             after: &expected.model,
         };
         before = &expected.model;
-        match facts::judge(
-            &expected.input,
-            step.backend.as_ref(),
-            &step.verdict.divergences,
-            &expected.answer,
+        let seen = Facts {
+            input: &expected.input,
+            backend: step.backend.as_ref(),
+            findings: &step.verdict.divergences,
+            reference: &expected.answer,
             stores,
             spec,
-        ) {
-            Judged::Same => {}
-            Judged::Open(why) => {
-                trial.open = Some(why);
-                break;
-            }
-            Judged::Found(found) => {
-                trial.found = Some(Located {
-                    found: *found,
-                    action: owners.get(index).copied().unwrap_or(0),
-                    call: index,
-                });
-                break;
-            }
+        };
+        let judgement = judge::step(Observation::Facts(seen))
+            .map_err(|fault| FuzzError::Harness(fault.to_string()))?;
+        if let Next::Open(why) = judgement.next {
+            trial.open = Some(why);
+            break;
+        }
+        if let Some(found) = judgement.findings.into_iter().next() {
+            trial.found = Some(Located {
+                found,
+                action: owners.get(index).copied().unwrap_or(0),
+                call: index,
+            });
+            break;
         }
     }
     Ok(trial)

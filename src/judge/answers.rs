@@ -1,31 +1,33 @@
 //! A step's answer judged: its flag, what it must not contain, its text against the expected
 //! one (naming a known dialect), and the lines a ranged view shows, as facts.
 
-use super::grade::CaseResult;
+use std::path::Path;
+
 use super::witness;
 use super::{Check, Finding};
-use crate::exec::{Fault, Sandbox};
+use crate::exec::Fault;
 use crate::protocol::ToolResult;
 use crate::suite::case::{Step, TextExpectation};
 use crate::suite::load::LoadedCase;
 use crate::suite::matcher;
 
-/// Judges step `index`'s answer: the flag, what it must not contain, the lines of a ranged
-/// view and the text; each miss one finding in `result`. `Err` only for the harness's fault
+/// Judges step `index`'s answer: the flag, what it must not contain (`{{base}}` in it is the
+/// sandbox's `base`), the lines of a ranged view and the text; each miss one finding in
+/// `findings`. `Err` only for the harness's fault
 /// (a matcher that cannot be applied).
 pub fn check_step(
     loaded: &LoadedCase,
-    sandbox: &Sandbox,
+    base: &Path,
     step: &Step,
     index: usize,
     answer: &ToolResult,
-    result: &mut CaseResult,
+    findings: &mut Vec<Finding>,
 ) -> Result<(), Fault> {
     let rules = &loaded.steps[index];
     if let Some(expected) = step.is_error
         && answer.is_error != expected
     {
-        result.findings.push(
+        findings.push(
             Finding::new(
                 Check::IsError,
                 rules.is_error.level,
@@ -40,7 +42,7 @@ pub fn check_step(
             .actually(answer.is_error.to_string()),
         );
     }
-    forbidden_content(loaded, sandbox, step, index, answer, result);
+    forbidden_content(loaded, base, step, index, answer, findings);
     let Some(expected) = &step.text else {
         return Ok(());
     };
@@ -52,7 +54,7 @@ pub fn check_step(
             .get("view_range")
             .and_then(|r| r.get(1)?.as_i64());
         if let Some(how) = witness::ranged_view_differs(text, &answer.text, end) {
-            result.findings.push(
+            findings.push(
                 Finding::new(Check::Lines, graded.level, graded.rule.clone(), how)
                     .at(Some(index))
                     .expecting(text.clone())
@@ -78,24 +80,24 @@ pub fn check_step(
     .actually(answer.text.clone())
     .in_dialect(dialect);
     finding.expected_shown = matcher::aligned(expected, &answer.text).map_err(matcher_fault)?;
-    result.findings.push(finding);
+    findings.push(finding);
     Ok(())
 }
 
 /// The step's `must_not_contain`: what no answer may show, whatever outcome it took.
 pub fn forbidden_content(
     loaded: &LoadedCase,
-    sandbox: &Sandbox,
+    base: &Path,
     step: &Step,
     index: usize,
     answer: &ToolResult,
-    result: &mut CaseResult,
+    findings: &mut Vec<Finding>,
 ) {
     let rules = &loaded.steps[index];
     for forbidden in &step.must_not_contain {
-        let forbidden = forbidden.replace("{{base}}", &sandbox.base().to_string_lossy());
+        let forbidden = forbidden.replace("{{base}}", &base.to_string_lossy());
         if answer.text.contains(forbidden.as_str()) {
-            result.findings.push(
+            findings.push(
                 Finding::new(
                     Check::MustNotContain,
                     rules.must_not_contain.level,

@@ -14,8 +14,8 @@ use super::{Cause, Check, Finding, Harm};
 use crate::spec::Level;
 use crate::spec::RuleId;
 
-/// Commands that change the store: a fault in one changes what every later call sees.
-const CHANGES_STORE: [&str; 5] = ["create", "str_replace", "insert", "delete", "rename"];
+/// Commands that change the store: a fault of one is where a cascade (or a drift) starts.
+pub const CHANGES_STORE: [&str; 5] = ["create", "str_replace", "insert", "delete", "rename"];
 
 /// Whether a finding always stands on its own: confinement (an escape is never a detail of
 /// something else), a memory gone from the store (no wrong flag, text or content explains a
@@ -39,9 +39,9 @@ fn is_effect(check: Check) -> bool {
 /// wrong on its own never follows a flag. When a wrong flag of a store-changing step comes with
 /// such an effect, the effect is the fault and the flag (with what followed it) follows it: a
 /// backend that deletes its root and says success has one cause, `delete.not-root`.
-pub fn mark_follows(result: &mut CaseResult, step_inputs: &[&Value]) {
+pub fn mark_follows(findings: &mut [Finding], step_inputs: &[&Value]) {
     let mut root: Option<(usize, Check, Cause)> = None;
-    for (index, finding) in result.findings.iter_mut().enumerate() {
+    for (index, finding) in findings.iter_mut().enumerate() {
         if stands_alone(finding) {
             continue;
         }
@@ -70,8 +70,7 @@ pub fn mark_follows(result: &mut CaseResult, step_inputs: &[&Value]) {
         }
     }
     // A wrong flag and a wrong text at one step are one fault: the text follows the flag.
-    let flags: Vec<Cause> = result
-        .findings
+    let flags: Vec<Cause> = findings
         .iter()
         .filter(|f| f.check == Check::IsError && f.follows.is_none() && f.level != Level::Info)
         .filter(|f| f.step.is_some())
@@ -80,7 +79,7 @@ pub fn mark_follows(result: &mut CaseResult, step_inputs: &[&Value]) {
             step: f.step,
         })
         .collect();
-    for finding in &mut result.findings {
+    for finding in findings.iter_mut() {
         if finding.check == Check::Text
             && finding.follows.is_none()
             && let Some(cause) = flags.iter().find(|cause| cause.step == finding.step)
@@ -88,8 +87,7 @@ pub fn mark_follows(result: &mut CaseResult, step_inputs: &[&Value]) {
             finding.follows = Some(cause.clone());
         }
     }
-    let Some(effect) = result
-        .findings
+    let Some(effect) = findings
         .iter()
         .filter(|f| is_effect(f.check) && f.follows.is_none() && f.level != Level::Info)
         .max_by_key(|f| f.harm())
@@ -109,7 +107,7 @@ pub fn mark_follows(result: &mut CaseResult, step_inputs: &[&Value]) {
                     .is_some_and(|command| CHANGES_STORE.contains(&command))
             })
     };
-    for finding in &mut result.findings {
+    for finding in findings.iter_mut() {
         if finding.check == Check::Lines
             && finding.follows.is_none()
             && let Some(changed) = finding.step.and_then(changed_before)
@@ -128,12 +126,12 @@ pub fn mark_follows(result: &mut CaseResult, step_inputs: &[&Value]) {
         rule: effect.rule.clone(),
         step: flag.step,
     };
-    for finding in &mut result.findings {
+    for finding in findings.iter_mut() {
         if finding.follows.as_ref() == Some(&flag) {
             finding.follows = Some(cause.clone());
         }
     }
-    if let Some(finding) = result.findings.get_mut(index) {
+    if let Some(finding) = findings.get_mut(index) {
         finding.follows = Some(cause);
     }
 }
@@ -269,7 +267,7 @@ mod tests {
             ],
         );
         let view = json!({"command": "view"});
-        mark_follows(&mut r, &[&view]);
+        mark_follows(&mut r.findings, &[&view]);
         let follows: Vec<Option<String>> = r
             .findings
             .iter()
@@ -300,7 +298,7 @@ mod tests {
                 finding(Check::Text, Level::Should, known::TERMINATES, Some(1)),
             ],
         );
-        mark_follows(&mut r, &[&view, &view]);
+        mark_follows(&mut r.findings, &[&view, &view]);
         assert_eq!(
             r.findings[1]
                 .follows
@@ -326,7 +324,7 @@ mod tests {
                 finding(Check::Lost, Level::Must, known::DELETE_NOT_ROOT, None),
             ],
         );
-        mark_follows(&mut r, &[&delete, &view]);
+        mark_follows(&mut r.findings, &[&delete, &view]);
         let follows: Vec<Option<String>> = r
             .findings
             .iter()
@@ -366,7 +364,7 @@ mod tests {
                 ),
             ],
         );
-        mark_follows(&mut r, &[&replace]);
+        mark_follows(&mut r.findings, &[&replace]);
         assert_eq!(r.findings[1].follows, None);
         assert_eq!(
             r.findings[0]
@@ -394,7 +392,7 @@ mod tests {
                 finding(Check::Lost, Level::Must, known::DELETE_NOT_ROOT, None),
             ],
         );
-        mark_follows(&mut s, &[&replace]);
+        mark_follows(&mut s.findings, &[&replace]);
         assert!(s.findings[1].follows.is_some());
         assert_eq!(s.findings[2].follows, None, "a loss stands on its own");
     }

@@ -2,7 +2,8 @@
 //!
 //! - [`Finding`]: the one finding type, with its [`Check`], [`Harm`], replayed [`Pair`] and
 //!   [`Fact`];
-//! - [`step`]: the door for one replayed call: what was observed in, findings out;
+//! - [`step()`]: the one door: what an engine observed in ([`Observation`]: a replayed call, a
+//!   check case's call or read-back, a step's facts), findings and what to do next out;
 //! - [`grade`]: a case's calls, outcome and choices;
 //! - [`witness`]: what the store holds, read through the tool (or "unverified", with why);
 //! - [`effects`], [`answers`]: a case's effects and answers graded by the rules of its revision;
@@ -24,7 +25,11 @@ pub mod grade;
 pub mod lineage;
 pub mod model;
 pub mod rules;
-pub mod step;
+mod step;
 pub mod witness;
 
 pub use finding::{Cause, Check, Fact, Finding, Harm, Pair, worst};
+pub use step::{
+    CaseCall, CaseLedger, Facts, Judgement, Next, Observation, ReplayLedger, Replayed, Witness,
+    folder_divergence, step,
+};

@@ -4,17 +4,13 @@
 
 use std::time::{Duration, Instant};
 
-use super::calls::{Budget, run_calls};
+use super::calls::{Budget, observe, run_calls};
 use super::{Reuse, RunError, RunOptions, Starts};
 use crate::backend::{BackendSpec, Timeouts};
 use crate::exec::plant::{Fixture, FixtureKind};
 use crate::exec::{Broke, Fault, FixtureError, Reset, Session};
-use crate::judge::confinement::{self, tampering};
-use crate::judge::effects;
 use crate::judge::grade::{CaseResult, Outcome};
-use crate::judge::{Check, Finding};
-use crate::spec::Level;
-use crate::spec::known;
+use crate::judge::{self, CaseCall, CaseLedger, Next, Observation};
 use crate::suite::case::SetupCall;
 use crate::suite::load::LoadedCase;
 
@@ -63,58 +59,47 @@ pub fn run_case_in(
         choices: Vec::new(),
         timed_out: false,
     };
-    if !case.fixtures.is_empty() && !backend.runs_on_folder() {
+    let mut ledger = CaseLedger::new(loaded, backend.runs_on_folder());
+    if let Some(reason) = ledger.skipped() {
         result.outcome = Outcome::Skip;
-        result.reason = Some(format!(
-            "needs {} on disk, which no tool call can make, and the backend does not store its memories in a folder",
-            effects::fixture_kinds(&case.fixtures)
-        ));
+        result.reason = Some(reason);
         return Ok(result);
     }
-    let planted = effects::planted_from_outside(&case.fixtures);
-    match execute(
+    let ran = execute(
         loaded,
+        &mut ledger,
         backend,
         options,
         session,
         reuse,
         starts,
         &mut result,
-    ) {
-        Ok(()) => {
-            if let Some((rule, what)) = &planted {
-                effects::hostile_environment(&mut result.findings, rule, what);
-            }
-            result.outcome = CaseResult::graded(&result.findings, options.strict);
-        }
-        Err(Fault::Harness(message)) => {
-            return Err(RunError::Harness {
-                case: case.id.clone(),
-                message,
-            });
-        }
-        // Breaking on an object no tool call can make (hanging on a FIFO) is this case's
-        // finding in the hostile-environment tier, not the run's headline.
-        Err(fault) if planted.is_some() => {
-            let (rule, what) = planted.unwrap_or((known::SPECIAL_FILES, String::new()));
-            result.findings.push(
-                Finding::new(
-                    Check::Sandbox,
-                    Level::Info,
-                    rule,
-                    format!(
-                        "hostile environment: the backend broke on {what} planted from outside"
-                    ),
-                )
-                .actually(fault.to_string()),
-            );
-            result.outcome = CaseResult::graded(&result.findings, options.strict);
-            result.reason = Some(format!("broke: {fault}"));
-        }
-        Err(fault) => {
+    );
+    if let Err(Fault::Harness(message)) = ran {
+        return Err(RunError::Harness {
+            case: case.id.clone(),
+            message,
+        });
+    }
+    let broke = ran.as_ref().err();
+    let findings = std::mem::take(&mut result.findings);
+    let ended = CaseCall::Ended { findings, broke };
+    let judgement =
+        judge::step(Observation::Case(&mut ledger, ended)).map_err(|fault| RunError::Harness {
+            case: case.id.clone(),
+            message: fault.to_string(),
+        })?;
+    result.findings = judgement.findings;
+    result.choices = ledger.into_choices();
+    match (judgement.next, broke) {
+        (Next::Broke, Some(fault)) => {
             result.outcome = Outcome::Error;
-            result.timed_out = matches!(&fault, Fault::Backend(broke) if broke.timed_out);
+            result.timed_out = matches!(fault, Fault::Backend(broke) if broke.timed_out);
             result.reason = Some(fault.to_string());
+        }
+        (_, broke) => {
+            result.outcome = CaseResult::graded(&result.findings, options.strict);
+            result.reason = broke.map(|fault| format!("broke: {fault}"));
         }
     }
     result.duration = started.elapsed();
@@ -195,8 +180,10 @@ fn open_session(
 }
 
 /// Runs the case; `Err` is a broken backend or harness.
+#[allow(clippy::too_many_arguments)]
 fn execute(
     loaded: &LoadedCase,
+    ledger: &mut CaseLedger<'_>,
     backend_spec: &BackendSpec,
     options: &RunOptions,
     session_slot: &mut Option<Session>,
@@ -205,18 +192,17 @@ fn execute(
     result: &mut CaseResult,
 ) -> Result<(), Fault> {
     let case = &loaded.case;
-    let confinement = &loaded.always.confinement;
     let opening = Instant::now();
     let mut session = match open_session(backend_spec, options, session_slot, reuse, starts) {
         Ok(session) => session,
         Err(Prepare::Fault(fault)) => return Err(fault),
         Err(Prepare::Tampered(found)) => {
             result.start_time = opening.elapsed();
-            result.findings.extend(tampering(
-                confinement,
-                &found,
-                "while the case was being prepared",
-            ));
+            let seen = CaseCall::Tampered {
+                found: &found,
+                when: "while the case was being prepared",
+            };
+            observe(ledger, seen, result)?;
             return Ok(());
         }
     };
@@ -237,11 +223,11 @@ fn execute(
             Err(FixtureError::InTheWay(what)) => {
                 let mut found = vec![what];
                 found.extend(session.discard());
-                result.findings.extend(tampering(
-                    confinement,
-                    &found,
-                    "while the harness made the case's fixtures",
-                ));
+                let seen = CaseCall::Tampered {
+                    found: &found,
+                    when: "while the harness made the case's fixtures",
+                };
+                observe(ledger, seen, result)?;
                 return Ok(());
             }
             Err(e) => {
@@ -254,13 +240,13 @@ fn execute(
     let budget = Budget {
         limit: options.case_budget,
         started: Instant::now(),
-        calls: loaded.case.setup.len() + loaded.case.steps.len(),
     };
     let ran = session
         .answer_within(case.answer_within.map(Duration::from_secs))
         .and_then(|()| {
             run_calls(
                 loaded,
+                ledger,
                 &mut session,
                 backend_spec.runs_on_folder(),
                 &budget,
@@ -273,28 +259,27 @@ fn execute(
             starts.saw(session.exited_unread(), broke.stderr.as_deref());
         }
         let left = session.discard();
-        result
-            .findings
-            .extend(tampering(confinement, &left, "after the backend broke"));
+        let seen = CaseCall::Tampered {
+            found: &left,
+            when: "after the backend broke",
+        };
+        observe(ledger, seen, result)?;
         return Err(fault);
     }
     starts.saw(session.exited_unread(), None);
     let confined = session.check_sandbox();
-    result.findings.extend(confinement::findings(
-        confined.breaches,
-        &loaded.always,
-        None,
-        "after the case's steps",
-    ));
+    observe(ledger, CaseCall::Sandbox(confined.breaches), result)?;
     if reuse.unsupported() || confined.damaged {
         // One process per case, or a sandbox the backend damaged: a new process on a new
         // sandbox for the next case. Whatever a lone process wrote after its last reply is a
         // flood of this case.
         let stopped = session.stop();
         let left = session.discard();
-        result
-            .findings
-            .extend(tampering(confinement, &left, "after the case's steps"));
+        let seen = CaseCall::Tampered {
+            found: &left,
+            when: "after the case's steps",
+        };
+        observe(ledger, seen, result)?;
         if let Some(extra) = stopped.unread_output.filter(|_| reuse.unsupported()) {
             return Err(Fault::Backend(Broke {
                 reason: format!(

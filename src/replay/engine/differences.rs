@@ -1,5 +1,5 @@
 //! A difference between the memory folders after a step: its first files read from both
-//! folders to be shown (the judge grades it, [`crate::judge::step::folder_divergence`]).
+//! folders to be shown (the judge grades it, [`crate::judge::folder_divergence`]).
 
 use std::os::fd::AsFd;
 

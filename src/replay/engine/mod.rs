@@ -5,17 +5,12 @@
 //!
 //! - `folders`: both memory folders, scanned after each step, and where they differ.
 //! - `differences`: a difference between the folders as a divergence, and its files as shown.
-//! - `drift`: the paths whose state differs from the reference's, and which differences follow
-//!   from an earlier step.
 
 mod differences;
-mod drift;
 mod folders;
 
 use std::sync::Arc;
 use std::time::Instant;
-
-use serde_json::Value;
 
 use super::scratch;
 use super::verdict::StepVerdict;
@@ -23,17 +18,11 @@ use super::{Answer, Replay, ReplayError, ReplayOptions, Step};
 use crate::backend::{BackendSpec, DEFAULT_STARTUP, Timeouts};
 use crate::events::{Event, Sink, Stage};
 use crate::exec::{Fault, Session};
-use crate::judge;
-use crate::judge::Pair;
-use crate::judge::rules;
-use crate::judge::step::{Grading, Observation, Witness};
+use crate::judge::{self, Observation, ReplayLedger, Replayed, Witness};
 use crate::reference::Reference;
-use crate::spec::Level;
-use crate::spec::{Always, Graded};
-use crate::spec::{Spec, known};
+use crate::spec::Spec;
 use crate::transcript::Transcript;
 use differences::file_differences;
-use drift::{At, CHANGES_STORE, Drift};
 use folders::{Change, Folders, change_of};
 
 /// Replays every memory call of `transcript`; `events` is told [`Stage::Steps`] with their
@@ -81,7 +70,6 @@ pub fn replay_in(
     let on_folder = options.backend.runs_on_folder();
     backend.begin_case();
     backend.watch_outside();
-    let always = confinement_rules(spec);
     let trusted = matches!(options.backend, BackendSpec::Reference(_));
     let mut folders = Folders::new(backend.sandbox(), &reference_box, on_folder, !trusted);
     let total = transcript.calls.len();
@@ -90,17 +78,14 @@ pub fn replay_in(
         stage: Stage::Steps,
         total,
     });
-    // What each side's store is, as far as it differs from the reference's.
-    let mut backend_drift = Drift::default();
-    let mut recorded_drift = Drift::default();
+    // How the replay is graded, and what each side's store is as far as it differs from the
+    // reference's.
+    let mut ledger = ReplayLedger::new(spec, options.check);
     // Whether the backend ever answered, and its first fault: a backend that breaks on every
     // call from the first never started, and the replay stops with one message.
     let mut answered = false;
     let mut first_fault: Option<String> = None;
     let unanswered = transcript.format.records_answers();
-    // The last call the backend acknowledged that changed its store: what a file found gone
-    // afterwards is blamed on. Its index, not a copy of its input (a create can be megabytes).
-    let mut last_change: Option<usize> = None;
     for (index, call) in transcript.calls.iter().enumerate() {
         events.event(Event::Progress {
             done: index,
@@ -171,7 +156,6 @@ pub fn replay_in(
             (Some(recorded), Some(result)) => recorded != result,
             _ => false,
         };
-        let number = index + 1;
         let breaches = match answer.result() {
             Some(result) if !options.check => {
                 let mut breaches = backend.check_answer(&call.input, result);
@@ -190,14 +174,16 @@ pub fn replay_in(
                 after: &trees.reference,
                 differs: tree_change.as_deref(),
                 literal: &literal,
+                differences: &folders.differences,
             }
         } else {
             Witness::Tool {
                 after: &trees.reference,
-                last_change: last_change.map(|i| &transcript.calls[i].input),
+                last_change: ledger.last_change().map(|i| &transcript.calls[i].input),
             }
         };
-        let seen = Observation {
+        let seen = Replayed {
+            index,
             input: &call.input,
             answer: &answer,
             recorded: call.recorded.as_ref(),
@@ -205,12 +191,9 @@ pub fn replay_in(
             witness,
             breaches,
         };
-        let grading = Grading {
-            spec,
-            always: &always,
-            check: options.check,
-        };
-        let findings = judge::step::step(seen, grading);
+        let findings = judge::step(Observation::Replayed(&mut ledger, seen))
+            .map_err(|fault| ReplayError::Harness(fault.to_string()))?
+            .findings;
         let mut verdict = match &answer {
             Answer::Result(_) => StepVerdict::graded(findings, options.check),
             Answer::Broke(why) | Answer::NotRun(why) => {
@@ -219,51 +202,6 @@ pub fn replay_in(
                 broke
             }
         };
-        if !options.check {
-            let command = call
-                .input
-                .get("command")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let paths = rules::memory_paths(&call.input);
-            let reference_failed = reference_answer.result.is_error;
-            let at = At {
-                number,
-                command,
-                paths: &paths,
-                reference_failed,
-            };
-            backend_drift.mark(Pair::BackendReference, &at, &mut verdict.divergences);
-            if on_folder {
-                backend_drift.follow_folder(&at, &folders.differences);
-            } else {
-                backend_drift.follow_outcome(
-                    Pair::BackendReference,
-                    &at,
-                    answer.result().map(|r| r.is_error),
-                    &verdict.divergences,
-                );
-            }
-            recorded_drift.mark(Pair::RecordedReference, &at, &mut verdict.divergences);
-            recorded_drift.follow_outcome(
-                Pair::RecordedReference,
-                &at,
-                call.recorded.as_ref().map(|r| r.is_error),
-                &verdict.divergences,
-            );
-        }
-        if let Some(result) = answer.result()
-            && !result.is_error
-            && CHANGES_STORE.contains(
-                &call
-                    .input
-                    .get("command")
-                    .and_then(Value::as_str)
-                    .unwrap_or(""),
-            )
-        {
-            last_change = Some(index);
-        }
         if call.recorded.is_none() && unanswered && verdict.reason.is_none() {
             verdict.reason = Some(NO_RECORDED_ANSWER.to_string());
         }
@@ -297,16 +235,3 @@ pub fn replay_in(
 /// The reason of a step whose `tool_use` has no `tool_result` in the transcript.
 pub const NO_RECORDED_ANSWER: &str =
     "no recorded answer: the transcript has no tool_result for this call";
-
-/// The rules confinement findings are graded under, as `check` grades them: the spec's levels
-/// when it is loaded, MUST without it.
-fn confinement_rules(spec: Option<&Spec>) -> Always {
-    let graded = |rule| Graded {
-        level: rules::level(spec, &rule, Level::Must),
-        rule,
-    };
-    Always {
-        confinement: graded(known::CONFINEMENT),
-        host_paths: graded(known::NO_HOST_PATHS),
-    }
-}

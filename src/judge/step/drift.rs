@@ -1,13 +1,10 @@
 //! Drift: the memory paths whose state differs between one side (the backend, the recording)
-//! and the reference, and which of a step's differences follow from an earlier step.
+//! and the reference, and which of a replayed step's differences follow from an earlier step.
 
 use crate::exec::tree::Difference;
-use crate::judge::Check;
-use crate::judge::{Finding, Pair};
+use crate::judge::cascade::CHANGES_STORE;
+use crate::judge::{Check, Finding, Pair};
 use crate::spec::Level;
-
-/// Commands that change the store: a divergence on one is where a drift starts.
-pub(super) const CHANGES_STORE: [&str; 5] = ["create", "str_replace", "insert", "delete", "rename"];
 
 /// One step, as the drift sees it.
 pub(super) struct At<'a> {

@@ -1,20 +1,91 @@
-//! The judge's door for one replayed call: what the engine observed (the input, the backend's
-//! answer or fault, the recording, the reference's answer, what the folders and the sandbox
-//! showed) goes in; the findings come out, graded by the rules of the revision. `replay`,
-//! `record` and `fuzz` call only this per step: the loop calls and observes, the judge grades.
+//! One replayed call judged: what the engine observed (the input, the backend's answer or
+//! fault, the recording, the reference's answer, what the folders and the sandbox showed) goes
+//! in; the findings come out, graded by the rules of the revision.
 
 use serde_json::Value;
 
-use super::compare::{self, Answer, Results, of_backend};
-use super::{Check, Finding, Pair, confinement, rules};
+use super::drift::{At, Drift};
 use crate::exec::Breach;
 use crate::exec::tree::{Difference, Tree};
+use crate::judge::cascade::CHANGES_STORE;
+use crate::judge::compare::{self, Answer, Results, of_backend};
+use crate::judge::{Check, Finding, Pair, confinement, rules};
 use crate::protocol::ToolResult;
 use crate::reference::Answer as ReferenceAnswer;
-use crate::spec::{Always, Level, Spec};
+use crate::spec::{Always, Graded, Level, Spec, known};
+
+/// What the judge keeps of a replay: how it is graded, and between its steps, for the backend
+/// and for the recording, the memory paths whose state drifted from the reference's (so that
+/// what follows from an earlier difference is marked as following it), and the last call the
+/// backend acknowledged that changed its store.
+#[derive(Debug)]
+pub struct ReplayLedger<'s> {
+    grading: Grading<'s>,
+    backend: Drift,
+    recorded: Drift,
+    last_change: Option<usize>,
+}
+
+impl<'s> ReplayLedger<'s> {
+    /// The ledger of a replay graded by `spec`'s rules (`None`: the reference's defaults);
+    /// `check`: snapshot regression, where only changes from the recorded results count.
+    pub fn new(spec: Option<&'s Spec>, check: bool) -> ReplayLedger<'s> {
+        ReplayLedger {
+            grading: Grading {
+                spec,
+                always: confinement_rules(spec),
+                check,
+            },
+            backend: Drift::default(),
+            recorded: Drift::default(),
+            last_change: None,
+        }
+    }
+
+    /// The last call (0-based) the backend acknowledged that changed its store: what a file
+    /// found gone afterwards is blamed on ([`Witness::Tool`]).
+    pub fn last_change(&self) -> Option<usize> {
+        self.last_change
+    }
+
+    /// Marks what follows an earlier difference, and follows the drift past this step.
+    fn follow(&mut self, seen: &Replayed<'_>, findings: &mut [Finding]) {
+        let command = seen
+            .input
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let paths = rules::memory_paths(seen.input);
+        let at = At {
+            number: seen.index + 1,
+            command,
+            paths: &paths,
+            reference_failed: seen.reference.result.is_error,
+        };
+        self.backend.mark(Pair::BackendReference, &at, findings);
+        match &seen.witness {
+            Witness::Folder { differences, .. } => self.backend.follow_folder(&at, differences),
+            Witness::Tool { .. } => self.backend.follow_outcome(
+                Pair::BackendReference,
+                &at,
+                seen.answer.result().map(|r| r.is_error),
+                findings,
+            ),
+        }
+        self.recorded.mark(Pair::RecordedReference, &at, findings);
+        self.recorded.follow_outcome(
+            Pair::RecordedReference,
+            &at,
+            seen.recorded.map(|r| r.is_error),
+            findings,
+        );
+    }
+}
 
 /// What one replayed call showed, as the engine observed it.
-pub struct Observation<'a> {
+pub struct Replayed<'a> {
+    /// The call's index in the transcript (0-based).
+    pub index: usize,
     /// The tool input.
     pub input: &'a Value,
     /// What the backend under test answered, or how it broke.
@@ -45,6 +116,8 @@ pub enum Witness<'a> {
         differs: Option<&'a [(String, Difference)]>,
         /// Whether the backend's folder holds a path (relative to the root) as a name.
         literal: &'a dyn Fn(&str) -> bool,
+        /// Every path where the folders differ after the step, whenever it began to.
+        differences: &'a [(String, Difference)],
     },
     /// A store that is not a folder: only the tool shows it; the last call the backend
     /// acknowledged that changed its store is what a file found gone is blamed on.
@@ -57,24 +130,58 @@ pub enum Witness<'a> {
 }
 
 /// How a replay is judged.
-#[derive(Clone, Copy)]
-pub struct Grading<'a> {
+#[derive(Debug)]
+struct Grading<'a> {
     /// The revision's rules; `None` grades by the reference's defaults.
-    pub spec: Option<&'a Spec>,
-    /// The rules every case checks (confinement, host paths, tampering).
-    pub always: &'a Always,
+    spec: Option<&'a Spec>,
+    /// The rules every step checks (confinement, host paths, tampering).
+    always: Always,
     /// Snapshot regression: only changes from the recorded results count.
-    pub check: bool,
+    check: bool,
 }
 
-/// Grades one replayed call. A backend that broke gets no finding here (the step's verdict
-/// says it broke); the recording is judged whatever the backend did.
-pub fn step(seen: Observation<'_>, grading: Grading<'_>) -> Vec<Finding> {
+/// The rules confinement findings are graded under, as `check` grades them: the spec's levels
+/// when it is loaded, MUST without it.
+fn confinement_rules(spec: Option<&Spec>) -> Always {
+    let graded = |rule| Graded {
+        level: rules::level(spec, &rule, Level::Must),
+        rule,
+    };
+    Always {
+        confinement: graded(known::CONFINEMENT),
+        host_paths: graded(known::NO_HOST_PATHS),
+    }
+}
+
+/// Grades one replayed call and, unless the replay only checks changes from the recording,
+/// marks what follows from an earlier difference.
+pub(super) fn judge(ledger: &mut ReplayLedger<'_>, mut seen: Replayed<'_>) -> Vec<Finding> {
+    let breaches = std::mem::take(&mut seen.breaches);
+    let mut findings = grade(&seen, breaches, &ledger.grading);
+    if !ledger.grading.check {
+        ledger.follow(&seen, &mut findings);
+    }
+    if let Some(result) = seen.answer.result()
+        && !result.is_error
+        && seen
+            .input
+            .get("command")
+            .and_then(Value::as_str)
+            .is_some_and(|command| CHANGES_STORE.contains(&command))
+    {
+        ledger.last_change = Some(seen.index);
+    }
+    findings
+}
+
+/// A backend that broke gets no finding here (the step's verdict says it broke); the
+/// recording is judged whatever the backend did.
+fn grade(seen: &Replayed<'_>, breaches: Vec<Breach>, grading: &Grading<'_>) -> Vec<Finding> {
     let Grading {
         spec,
-        always,
+        ref always,
         check,
-    } = grading;
+    } = *grading;
     let Some(result) = seen.answer.result() else {
         return match (seen.recorded, check) {
             (Some(recorded), false) => {
@@ -134,7 +241,7 @@ pub fn step(seen: Observation<'_>, grading: Grading<'_>) -> Vec<Finding> {
         }
         findings.push(effect);
     }
-    let confined = confinement::findings(seen.breaches, always, None, "after this step");
+    let confined = confinement::findings(breaches, always, None, "after this step");
     let leaked = confined
         .iter()
         .any(|f| matches!(f.check, Check::HostPath | Check::Leak));

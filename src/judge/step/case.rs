@@ -1,0 +1,479 @@
+//! A check case judged as its runner observes it. The runner makes the case's calls and reads
+//! back what it is told to; everything the answers and the store mean is decided here: a
+//! refused setup call or large write leaves the rest not checked, a step that takes the other
+//! outcome its revision allows swaps in that outcome's effects, a create a later step edits is
+//! read back at once (so that a wrong create is its own root cause), and the effects, leaks and
+//! tampering are graded. What the judge keeps between calls is the case's [`CaseLedger`].
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::{Judgement, Next};
+use crate::exec::{Breach, Fault};
+use crate::judge::answers;
+use crate::judge::cascade;
+use crate::judge::confinement::{self, tampering};
+use crate::judge::effects::{self, Before};
+use crate::judge::grade::Choice;
+use crate::judge::witness::{self, Seen};
+use crate::judge::{Check, Finding};
+use crate::protocol::ToolResult;
+use crate::spec::{Graded, Level, known};
+use crate::suite::case::{Effect, EffectKind};
+use crate::suite::load::LoadedCase;
+
+/// What the judge keeps of one case between its calls: what the store held before the steps,
+/// the effects the case now expects (an alternative outcome swaps its own in), the choices the
+/// backend made, and a step's findings held back until its create is read.
+pub struct CaseLedger<'c> {
+    loaded: &'c LoadedCase,
+    on_folder: bool,
+    before: Before,
+    effects: Vec<(&'c Effect, &'c Graded)>,
+    choices: Vec<Choice>,
+    /// A step's answer findings, held until its create is read back: the create's fault comes
+    /// first, as it happened first.
+    held: Vec<Finding>,
+}
+
+/// One thing a check case's runner observed, in the order it happened.
+pub enum CaseCall<'a> {
+    /// The case's time budget ran out before call `made` (0-based over setup and steps).
+    OutOfTime {
+        /// Calls made.
+        made: usize,
+        /// The budget.
+        limit: Duration,
+        /// Time the calls took.
+        elapsed: Duration,
+    },
+    /// Setup call `index` answered.
+    Setup {
+        /// Its index among the setup calls.
+        index: usize,
+        /// The input sent (`{{base}}` expanded).
+        input: &'a Value,
+        /// The answer.
+        answer: &'a ToolResult,
+        /// What the answer showed of confinement.
+        breaches: Vec<Breach>,
+    },
+    /// A file setup call `index` made, read back.
+    SetupFile {
+        /// The setup call.
+        index: usize,
+        /// The memory path.
+        path: &'a str,
+        /// What it should hold.
+        expect: &'a EffectKind,
+        /// What the witness saw.
+        seen: Seen,
+    },
+    /// Step `index` answered.
+    Step {
+        /// The step (0-based).
+        index: usize,
+        /// The input sent (`{{base}}` expanded).
+        input: &'a Value,
+        /// The answer.
+        answer: &'a ToolResult,
+        /// What the answer showed of confinement.
+        breaches: Vec<Breach>,
+        /// The sandbox's base folder, for `{{base}}` in what the answer must not contain.
+        base: &'a Path,
+    },
+    /// The file step `index` created, read back as [`Next::ReadBack`] asked.
+    Created {
+        /// The step.
+        index: usize,
+        /// The memory path.
+        path: &'a str,
+        /// What it should hold.
+        expect: &'a EffectKind,
+        /// What the witness saw.
+        seen: Seen,
+    },
+    /// The effects, read back in the order of [`CaseLedger::effect_reads`].
+    Effects(Vec<Seen>),
+    /// What the backend did to the sandbox (left in the harness's way), seen `when`.
+    Tampered {
+        /// What was found.
+        found: &'a [String],
+        /// When, in words.
+        when: &'a str,
+    },
+    /// What the sandbox showed of confinement after the steps.
+    Sandbox(Vec<Breach>),
+    /// The case is over: `findings` are all it found; `broke` how the backend broke, if it did.
+    /// [`Next::Broke`]: the break is the case's outcome; else the findings grade it.
+    Ended {
+        /// Every finding of the case so far.
+        findings: Vec<Finding>,
+        /// How the backend broke.
+        broke: Option<&'a Fault>,
+    },
+}
+
+/// The most files of a setup verified through the tool.
+const SETUP_VIEWS: usize = 16;
+
+impl<'c> CaseLedger<'c> {
+    /// The ledger of `loaded` on a backend that stores its memories in the folder or not.
+    pub fn new(loaded: &'c LoadedCase, on_folder: bool) -> CaseLedger<'c> {
+        CaseLedger {
+            loaded,
+            on_folder,
+            before: Before::of(&loaded.case),
+            effects: loaded.case.effects.iter().zip(&loaded.effects).collect(),
+            choices: Vec::new(),
+            held: Vec::new(),
+        }
+    }
+
+    /// Why the case cannot run on this backend at all, if it cannot: its fixtures need a
+    /// folder the backend does not store its memories in.
+    pub fn skipped(&self) -> Option<String> {
+        (!self.loaded.case.fixtures.is_empty() && !self.on_folder).then(|| {
+            format!(
+                "needs {} on disk, which no tool call can make, and the backend does not store its memories in a folder",
+                effects::fixture_kinds(&self.loaded.case.fixtures)
+            )
+        })
+    }
+
+    /// The files the setup calls made that are read back, as (setup call, path, what it
+    /// should hold). Through the tool, a wide setup is verified by a sample spread over it
+    /// (its first and last files among them): one view per file cost a slow backend minutes
+    /// on 1,500 files.
+    pub fn setup_reads(&self) -> Vec<(usize, String, EffectKind)> {
+        let files = witness::setup_files(&self.loaded.case.setup);
+        let stride = if self.on_folder {
+            1
+        } else {
+            files.len().div_ceil(SETUP_VIEWS).max(1)
+        };
+        let last = files.len().saturating_sub(1);
+        files
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % stride == 0 || *i == last)
+            .map(|(_, file)| file)
+            .collect()
+    }
+
+    /// The effects to read back after the steps, as (path, what it should hold), in order.
+    pub fn effect_reads(&self) -> Vec<(String, EffectKind)> {
+        self.effects
+            .iter()
+            .map(|(effect, _)| (effect.path.clone(), effect.expect.clone()))
+            .collect()
+    }
+
+    /// The steps on which the backend could take another outcome, and whether it did.
+    pub fn into_choices(self) -> Vec<Choice> {
+        self.choices
+    }
+
+    pub(super) fn observe(&mut self, call: CaseCall<'_>) -> Result<Judgement, Fault> {
+        Ok(match call {
+            CaseCall::OutOfTime {
+                made,
+                limit,
+                elapsed,
+            } => stop(vec![self.out_of_time(made, limit, elapsed)]),
+            CaseCall::Setup {
+                index,
+                input,
+                answer,
+                breaches,
+            } => self.setup(index, input, answer, breaches),
+            CaseCall::SetupFile {
+                index,
+                path,
+                expect,
+                seen,
+            } => Judgement::go(self.setup_file(index, path, expect, seen)),
+            CaseCall::Step {
+                index,
+                input,
+                answer,
+                breaches,
+                base,
+            } => self.step(index, input, answer, breaches, base)?,
+            CaseCall::Created {
+                index,
+                path,
+                expect,
+                seen,
+            } => Judgement::go(self.created(index, path, expect, seen)),
+            CaseCall::Effects(seen) => Judgement::go(self.effects(&seen)),
+            CaseCall::Tampered { found, when } => {
+                Judgement::go(tampering(&self.loaded.always.confinement, found, when))
+            }
+            CaseCall::Sandbox(breaches) => Judgement::go(confinement::findings(
+                breaches,
+                &self.loaded.always,
+                None,
+                "after the case's steps",
+            )),
+            CaseCall::Ended { findings, broke } => self.ended(findings, broke),
+        })
+    }
+
+    fn out_of_time(&self, made: usize, limit: Duration, elapsed: Duration) -> Finding {
+        let case = &self.loaded.case;
+        effects::not_checked(
+            Check::Setup,
+            &known::TERMINATES,
+            None,
+            format!(
+                "the case ran over its time budget of {} s: {made} of its {} calls took {:.1} s, and the rest was not run (--case-budget)",
+                limit.as_secs(),
+                case.setup.len() + case.steps.len(),
+                elapsed.as_secs_f64()
+            ),
+            "the case's calls within the budget",
+            format!("{made} calls in {:.1} s", elapsed.as_secs_f64()),
+        )
+    }
+
+    fn setup(
+        &self,
+        index: usize,
+        input: &Value,
+        answer: &ToolResult,
+        breaches: Vec<Breach>,
+    ) -> Judgement {
+        let mut findings =
+            confinement::findings(breaches, &self.loaded.always, None, "in an answer");
+        if !answer.is_error {
+            return Judgement::go(findings);
+        }
+        // What the setup needs is checked by the cases of its own command; here a refusal (a
+        // size limit, a name length the page lets a backend set) only means that this case
+        // cannot be checked.
+        let rule = self
+            .loaded
+            .setup
+            .get(index)
+            .map_or(known::TERMINATES, |graded| graded.rule.clone());
+        findings.push(effects::not_checked(
+            Check::Setup,
+            &rule,
+            None,
+            format!(
+                "the backend refused setup call {} ({})",
+                index + 1,
+                effects::described(input)
+            ),
+            "a successful result",
+            answer.text.clone(),
+        ));
+        stop(findings)
+    }
+
+    /// A file the setup made holds what it was given: a backend that writes `create` wrong is
+    /// told so once, at the setup, and what follows is marked as following from it.
+    fn setup_file(
+        &self,
+        index: usize,
+        path: &str,
+        expect: &EffectKind,
+        seen: Seen,
+    ) -> Vec<Finding> {
+        let Some(rule) = self.loaded.setup.get(index) else {
+            return Vec::new();
+        };
+        let seen = match seen {
+            // On a folder a setup file not there differs from what setup made, whatever the
+            // reason.
+            Seen::Missing(found) if self.on_folder => Seen::Differs(found),
+            seen => seen,
+        };
+        let message = format!("setup call {} made {path}, which should then be", index + 1);
+        effects::seen_finding(Check::Setup, rule, message, expect, seen)
+            .into_iter()
+            .collect()
+    }
+
+    fn step(
+        &mut self,
+        index: usize,
+        input: &Value,
+        answer: &ToolResult,
+        breaches: Vec<Breach>,
+        base: &Path,
+    ) -> Result<Judgement, Fault> {
+        let loaded = self.loaded;
+        let Some(step) = loaded.case.steps.get(index) else {
+            return Err(Fault::Harness(format!(
+                "case {} has no step {}",
+                loaded.case.id,
+                index + 1
+            )));
+        };
+        let leaks = confinement::findings(breaches, &loaded.always, Some(index), "in an answer");
+        self.before.wrote(input, answer.is_error);
+        let read_back = if answer.is_error {
+            None
+        } else {
+            self.read_created(index, input)
+        };
+        let mut findings = Vec::new();
+        let allowed = loaded.alternatives.get(index).and_then(Option::as_ref);
+        if let Some(allowed) = allowed {
+            self.choices.push(Choice {
+                rule: allowed.rule.rule.clone(),
+                step: index,
+                choice: allowed.choice.clone(),
+                taken: answer.is_error == allowed.is_error,
+            });
+        }
+        let mut next = Next::Go;
+        if step.is_error == Some(false) && answer.is_error && effects::large_write(input) {
+            findings.push(effects::not_checked(
+                Check::IsError,
+                &loaded.steps[index].is_error.rule,
+                Some(index),
+                format!(
+                    "the backend refused a large write ({}), a limit the page lets a backend set",
+                    effects::described(input)
+                ),
+                "false",
+                answer.text.clone(),
+            ));
+            next = Next::Stop;
+        } else {
+            match allowed {
+                Some(allowed) if answer.is_error == allowed.is_error => {
+                    // The backend took the other outcome this revision allows: the expected
+                    // flag and words do not apply, and what it leaves behind is the
+                    // alternative's.
+                    answers::forbidden_content(loaded, base, step, index, answer, &mut findings);
+                    self.effects
+                        .retain(|(e, _)| !allowed.effects.iter().any(|a| a.path == e.path));
+                    self.effects
+                        .extend(allowed.effects.iter().map(|e| (e, &allowed.rule)));
+                }
+                _ => answers::check_step(loaded, base, step, index, answer, &mut findings)?,
+            }
+        }
+        Ok(match read_back {
+            Some((path, expect)) => {
+                self.held = findings;
+                Judgement {
+                    findings: leaks,
+                    next: Next::ReadBack { path, expect },
+                }
+            }
+            None => {
+                let mut all = leaks;
+                all.extend(findings);
+                Judgement {
+                    findings: all,
+                    next,
+                }
+            }
+        })
+    }
+
+    /// A step's successful `create` of a file that a later step edits is read back at once: a
+    /// create that wrote the wrong bytes is then that step's fault, under
+    /// `create.writes-file-text`, and what the edits leave follows from it (one fault, one root
+    /// cause), instead of a wrong file graded under the edit's rule.
+    fn read_created(&self, index: usize, input: &Value) -> Option<(String, EffectKind)> {
+        let field = |name: &str| input.get(name).and_then(Value::as_str);
+        let (Some("create"), Some(path), Some(text)) =
+            (field("command"), field("path"), field("file_text"))
+        else {
+            return None;
+        };
+        let edited_later = self.loaded.case.steps.iter().skip(index + 1).any(|step| {
+            matches!(
+                step.input.get("command").and_then(Value::as_str),
+                Some("str_replace" | "insert")
+            ) && step.input.get("path").and_then(Value::as_str) == Some(path)
+        });
+        // Through the tool a large file is read in pages; on a folder the disk reads it at once.
+        if !edited_later || (!self.on_folder && effects::large_write(input)) {
+            return None;
+        }
+        Some((path.to_string(), EffectKind::FileText(text.to_string())))
+    }
+
+    fn created(
+        &mut self,
+        index: usize,
+        path: &str,
+        expect: &EffectKind,
+        seen: Seen,
+    ) -> Vec<Finding> {
+        let mut findings = Vec::new();
+        if matches!(seen, Seen::Differs(_)) {
+            let message = format!("step {} created {path}, which should then be", index + 1);
+            if let Some(finding) =
+                effects::seen_finding(Check::Effect, &self.loaded.writes, message, expect, seen)
+            {
+                findings.push(finding.at(Some(index)));
+                self.before.create_fault(path, index);
+            }
+        }
+        findings.append(&mut self.held);
+        findings
+    }
+
+    fn effects(&self, seen: &[Seen]) -> Vec<Finding> {
+        effects::judge(
+            &self.effects,
+            seen,
+            &self.before,
+            &self.loaded.writes,
+            self.on_folder,
+        )
+    }
+
+    fn ended(&self, mut findings: Vec<Finding>, broke: Option<&Fault>) -> Judgement {
+        let planted = effects::planted_from_outside(&self.loaded.case.fixtures);
+        let mut judgement = match (broke, planted) {
+            (None, Some((rule, what))) => {
+                effects::hostile_environment(&mut findings, &rule, &what);
+                Judgement::go(findings)
+            }
+            (None, None) => Judgement::go(findings),
+            // Breaking on an object no tool call can make (hanging on a FIFO) is this case's
+            // finding in the hostile-environment tier, not the run's headline.
+            (Some(fault), Some((rule, what))) => {
+                findings.push(
+                    Finding::new(
+                        Check::Sandbox,
+                        Level::Info,
+                        rule,
+                        format!(
+                            "hostile environment: the backend broke on {what} planted from outside"
+                        ),
+                    )
+                    .actually(fault.to_string()),
+                );
+                Judgement::go(findings)
+            }
+            (Some(_), None) => Judgement {
+                findings,
+                next: Next::Broke,
+            },
+        };
+        // One fault, one root cause: what follows from the first fault that changed the store
+        // is marked as following it.
+        let inputs: Vec<&Value> = self.loaded.case.steps.iter().map(|s| &s.input).collect();
+        cascade::mark_follows(&mut judgement.findings, &inputs);
+        judgement
+    }
+}
+
+fn stop(findings: Vec<Finding>) -> Judgement {
+    Judgement {
+        findings,
+        next: Next::Stop,
+    }
+}
