@@ -159,11 +159,66 @@ const ALLOWED: &[(&str, &[&str])] = &[
 /// broken, so this list only shrinks.
 const PENDING: &[(&str, &str, &str)] = &[];
 
+/// The engines: they call the backends and observe, and grade only through the judge's door.
+const ENGINES: &[&str] = &["check", "replay", "fuzz", "race"];
+
+/// What of the judge an engine may name, as paths below `judge`: the door and what goes through
+/// it, the finding it gives back and its parts, the data of a graded case (`grade`), the
+/// reference's model of the store (`model`), and the witness's ways of reading a store.
+const DOOR: &[&str] = &[
+    "step",
+    "Observation",
+    "CaseCall",
+    "CaseLedger",
+    "Facts",
+    "Replayed",
+    "ReplayLedger",
+    "Witness",
+    "Judgement",
+    "Next",
+    "Finding",
+    "Check",
+    "Fact",
+    "Harm",
+    "Pair",
+    "Cause",
+    "grade",
+    "model",
+    "compare::Answer",
+    "facts::Stores",
+    "disk::see",
+    "witness::read_back",
+    "witness::Seen",
+    "witness::numbered_lines",
+];
+
+/// What of the judge an engine still names besides [`DOOR`]: (engine, path below `judge`, why
+/// and where it goes). The test fails once one is no longer named, so this list only shrinks.
+const PENDING_DOOR: &[(&str, &str, &str)] = &[
+    (
+        "replay",
+        "lineage",
+        "a replay names the lineages its answers show after the run",
+    ),
+    (
+        "fuzz",
+        "rules",
+        "the keeper flips a kept step's expected flag under its rule",
+    ),
+    (
+        "fuzz",
+        "facts",
+        "the keeper names the pattern characters the facts judge open",
+    ),
+];
+
 /// What one file names of the crate.
 #[derive(Debug, Default)]
 struct Scan {
     /// Each crate path: its line, and the top-level module it reaches.
     names: Vec<(usize, String)>,
+    /// Each crate path in full from the root (`judge`, `step`, ...): its line and segments.
+    paths: Vec<(usize, Vec<String>)>,
     /// Modules declared as files under `#[cfg(test)]` (`#[cfg(test)] mod tests;`).
     test_only: Vec<Vec<String>>,
 }
@@ -189,6 +244,7 @@ fn scan(module: &[String], source: &str) -> syn::Result<Scan> {
     let mut scanner = Scanner {
         module: module.to_vec(),
         scan: Scan::default(),
+        aliases: BTreeMap::new(),
     };
     if !test_only(&file.attrs) {
         scanner.visit_file(&file);
@@ -200,34 +256,45 @@ struct Scanner {
     /// The module being read: the file's, then any inline `mod` inside it.
     module: Vec<String>,
     scan: Scan,
+    /// Names a `use` brought in from the crate, with the path each stands for: after
+    /// `use crate::judge;`, `judge::effects::judge(…)` reaches `judge::effects`.
+    aliases: BTreeMap<String, Vec<String>>,
 }
 
 impl Scanner {
     /// The top-level module `names` reaches from the module being read, if it is a crate path:
     /// the root's own name (`crate`) or glob (`crate::*`) when it reaches the root and stops.
     fn reach(&self, names: &[String]) -> Option<String> {
+        let path = self.resolve(names)?;
+        Some(match path.first() {
+            Some(name) if name == "*" => "crate::*".to_string(),
+            Some(name) => name.clone(),
+            None => "crate".to_string(),
+        })
+    }
+
+    /// The path from the crate root that `names` stands for, if it is a crate path.
+    fn resolve(&self, names: &[String]) -> Option<Vec<String>> {
         let first = names.first()?.as_str();
         let (mut base, mut rest) = match first {
             "crate" | "memspec" => (Vec::new(), &names[1..]),
             "self" => (self.module.clone(), &names[1..]),
             "super" => (self.module.clone(), names),
-            _ => return None,
+            _ => (self.aliases.get(first)?.clone(), &names[1..]),
         };
         while rest.first().is_some_and(|name| name == "super") {
             base.pop()?;
             rest = &rest[1..];
         }
-        Some(match (base.first(), rest.first()) {
-            (Some(top), _) => top.clone(),
-            (None, Some(name)) if name == "*" => "crate::*".to_string(),
-            (None, Some(name)) => name.clone(),
-            (None, None) => "crate".to_string(),
-        })
+        base.extend(rest.iter().cloned());
+        Some(base)
     }
 
     fn record(&mut self, names: &[String], span: Span) {
-        if let Some(top) = self.reach(names) {
+        if let Some(path) = self.resolve(names) {
+            let top = self.reach(names).unwrap_or_default();
             self.scan.names.push((span.start().line, top));
+            self.scan.paths.push((span.start().line, path));
         }
     }
 
@@ -250,12 +317,24 @@ impl Scanner {
             UseTree::Rename(rename) => (rename.ident.to_string(), rename.ident.span()),
             UseTree::Glob(glob) => ("*".to_string(), glob.star_token.spans[0]),
         };
-        if leaf.0 == "self" {
+        let alias = match tree {
+            UseTree::Rename(rename) => Some(rename.rename.to_string()),
+            UseTree::Name(_) if leaf.0 == "self" => prefix.last().cloned(),
+            UseTree::Name(_) => Some(leaf.0.clone()),
+            _ => None,
+        };
+        let full = if leaf.0 == "self" {
             self.record(prefix, leaf.1);
+            self.resolve(prefix)
         } else {
             prefix.push(leaf.0);
             self.record(prefix, leaf.1);
+            let full = self.resolve(prefix);
             prefix.pop();
+            full
+        };
+        if let (Some(alias), Some(full)) = (alias, full) {
+            self.aliases.insert(alias, full);
         }
     }
 
@@ -598,6 +677,128 @@ fn no_module_uses_a_layer_above_it() {
     assert!(read > 50, "too few source files read: {read}");
     assert!(names > 300, "too few names of other modules found: {names}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// What an engine's file names of the judge beyond its door: (line, path below `judge`).
+fn past_the_door(relative: &Path, scan: &Scan) -> Vec<(usize, String)> {
+    let module = module_of(relative);
+    if !module
+        .first()
+        .is_some_and(|top| ENGINES.contains(&top.as_str()))
+    {
+        return Vec::new();
+    }
+    let mut past: Vec<(usize, String)> = scan
+        .paths
+        .iter()
+        .filter(|(_, path)| path.first().is_some_and(|top| top == "judge"))
+        .filter_map(|(line, path)| {
+            let below = path[1..].join("::");
+            // `judge` itself, or a use of it as a name: what is named through it counts.
+            let within = below.is_empty()
+                || DOOR.iter().any(|door| {
+                    below == *door
+                        || below
+                            .strip_prefix(door)
+                            .is_some_and(|rest| rest.starts_with("::"))
+                        // A group's prefix (`witness` of `witness::{self, Seen}`) names nothing
+                        // by itself beyond what its leaves name.
+                        || door.starts_with(&format!("{below}::"))
+                });
+            (!within).then_some((*line, below))
+        })
+        .collect();
+    past.dedup();
+    past
+}
+
+/// The paths of one engine file that pass the door, as (line, path below `judge`).
+fn door_check(relative: &str, source: &str) -> Vec<(usize, String)> {
+    let relative = Path::new(relative);
+    let scan = scan(&module_of(relative), source).expect("the source parses");
+    past_the_door(relative, &scan)
+}
+
+#[test]
+fn engines_grade_only_through_the_judges_door() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    files.sort();
+    let mut failures = Vec::new();
+    let mut pending_seen: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut engine_files = 0;
+    for file in &files {
+        let relative = file.strip_prefix(&src).unwrap_or(file).to_path_buf();
+        let module = module_of(&relative);
+        if !module
+            .first()
+            .is_some_and(|top| ENGINES.contains(&top.as_str()))
+        {
+            continue;
+        }
+        engine_files += 1;
+        let source = std::fs::read_to_string(file).unwrap_or_default();
+        let Ok(scan) = scan(&module, &source) else {
+            failures.push(format!("{}: does not parse", relative.display()));
+            continue;
+        };
+        for (line, path) in past_the_door(&relative, &scan) {
+            let engine = module[0].as_str();
+            let pending = PENDING_DOOR.iter().find(|(from, to, _)| {
+                *from == engine
+                    && (path == *to
+                        || path
+                            .strip_prefix(to)
+                            .is_some_and(|rest| rest.starts_with("::")))
+            });
+            match pending {
+                Some((from, to, _)) => {
+                    pending_seen.insert((from.to_string(), to.to_string()));
+                }
+                None => failures.push(format!(
+                    "{}:{line}: `{engine}` names `judge::{path}`: an engine grades only through `judge::step` (tests/it/layers.rs, DOOR)",
+                    relative.display()
+                )),
+            }
+        }
+    }
+    for (from, to, why) in PENDING_DOOR {
+        if pending_seen.contains(&(from.to_string(), to.to_string())) {
+            println!("pending: `{from}` names `judge::{to}`: {why}");
+        } else {
+            failures.push(format!(
+                "`{from}` no longer names `judge::{to}`: remove it from PENDING_DOOR (tests/it/layers.rs)"
+            ));
+        }
+    }
+    assert!(
+        engine_files > 20,
+        "too few engine files read: {engine_files}"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_grading_function_named_past_the_door_fails() {
+    // Through a grouped use, through an alias of `judge`, and in full.
+    let source = "\
+use crate::judge::{self, CaseCall, effects::judge as grade};
+fn f() {
+    judge::answers::check_step();
+    crate::judge::step(x);
+    let s: judge::witness::Seen = judge::witness::read_back();
+}
+";
+    assert_eq!(
+        door_check("check/runner/calls.rs", source),
+        [
+            (1, "effects::judge".to_string()),
+            (3, "answers::check_step".to_string()),
+        ]
+    );
+    // Below the engines the judge's modules are the judge's own business.
+    assert_eq!(door_check("report/human.rs", source), []);
 }
 
 #[test]
