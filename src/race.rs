@@ -1,24 +1,18 @@
 //! Concurrent clients: N processes of one backend on one store (the same sandbox, so the same
 //! `{memories}`; a backend that is not a folder shares its store however it does across
 //! processes), racing creates of one path, `str_replace` of different lines of one file, a
-//! rename against views, a delete against a create. What any store must keep is checked
-//! afterwards through the tool: an acknowledged edit is still there, two creates of one path are
-//! not both acknowledged (beta-2025), and no read shows a state that never existed.
-//!
-//! The spec says nothing about concurrency, so these findings are SHOULD
-//! (`concurrency.*` in `spec/rules.json`); losing an acknowledged write is data loss all the same.
+//! rename against views, a delete against a create. The store is read afterwards through the
+//! tool, and the judge says what did not hold ([`Race`]).
 
 use std::sync::Barrier;
 
 use serde_json::{Value, json};
 
 use crate::exec::{Fault, Session};
-use crate::judge::model::lines_of;
-use crate::judge::witness;
-use crate::judge::{Check, Fact, Finding};
+use crate::judge::{self, Finding, Observation, Race, witness};
 use crate::protocol::ToolResult;
 use crate::rng::Rng;
-use crate::spec::{Revision, RuleId, Spec, known};
+use crate::spec::Spec;
 
 /// The races, by name.
 pub const RACES: [&str; 4] = ["create-create", "edit-edit", "rename-view", "delete-create"];
@@ -141,15 +135,6 @@ fn setup(session: &mut Session, input: Value) -> Result<(), RaceError> {
     Ok(())
 }
 
-fn found(spec: &Spec, rule: RuleId, message: String, actual: Option<String>) -> Finding {
-    // A lost update costs a memory (its rule is a loss rule); the other races show states that
-    // never existed.
-    let mut finding =
-        Finding::new(Check::Effect, spec.level(&rule), rule, message).with_fact(Fact::Race);
-    finding.actual = actual;
-    finding
-}
-
 fn log_answers(log: &mut Vec<String>, calls: &[Vec<Value>], answers: &[Vec<ToolResult>]) {
     for (client, (inputs, results)) in calls.iter().zip(answers).enumerate() {
         for (input, result) in inputs.iter().zip(results) {
@@ -178,6 +163,11 @@ fn read(session: &mut Session, path: &str) -> Result<Option<Vec<String>>, RaceEr
     }))
 }
 
+/// What the judge makes of what a race showed.
+fn judged(race: Race<'_>, spec: &Spec) -> Result<Vec<Finding>, RaceError> {
+    Ok(judge::step(Observation::Race(race, spec))?.findings)
+}
+
 fn create_create(first: &mut Session, others: &mut [Session], spec: &Spec, tag: usize) -> Outcome {
     let path = format!("/memories/race{tag}/one.txt");
     let clients = others.len() + 1;
@@ -189,43 +179,13 @@ fn create_create(first: &mut Session, others: &mut [Session], spec: &Spec, tag: 
     let answers = together(first, others, &calls)?;
     let mut log = Vec::new();
     log_answers(&mut log, &calls, &answers);
-    let acknowledged: Vec<usize> = answers
-        .iter()
-        .enumerate()
-        .filter(|(_, a)| a.first().is_some_and(|r| !r.is_error))
-        .map(|(i, _)| i)
-        .collect();
-    let mut found_ = Vec::new();
-    if acknowledged.len() > 1 && spec.revision() == Revision::Beta2025 {
-        found_.push(found(
-            spec,
-            known::CONCURRENCY_ONE_CREATE,
-            format!(
-                "{} clients creating {path} at once were all told it was created (clients {:?}); one of them was overwritten",
-                acknowledged.len(),
-                acknowledged
-            ),
-            None,
-        ));
-    }
-    let lines = read(first, &path)?;
-    let real = |lines: &Option<Vec<String>>| match lines {
-        Some(lines) => acknowledged
-            .iter()
-            .any(|i| *lines == vec![format!("client {i}")]),
-        None => acknowledged.is_empty(),
+    let read = read(first, &path)?;
+    let race = Race::CreateCreate {
+        path: &path,
+        answers: &answers,
+        read,
     };
-    if !real(&lines) {
-        found_.push(found(
-            spec,
-            known::CONCURRENCY_REAL_STATES,
-            format!(
-                "after {clients} clients created {path} at once (acknowledged: {acknowledged:?}), it reads as {lines:?}: no client wrote that"
-            ),
-            lines.map(|l| l.join("\n")),
-        ));
-    }
-    Ok((clients + 1, found_, log))
+    Ok((clients + 1, judged(race, spec)?, log))
 }
 
 fn edit_edit(first: &mut Session, others: &mut [Session], spec: &Spec, tag: usize) -> Outcome {
@@ -245,40 +205,13 @@ fn edit_edit(first: &mut Session, others: &mut [Session], spec: &Spec, tag: usiz
     let answers = together(first, others, &calls)?;
     let mut log = Vec::new();
     log_answers(&mut log, &calls, &answers);
-    let lines = read(first, &path)?.unwrap_or_default();
-    let mut found_ = Vec::new();
-    let lost: Vec<usize> = answers
-        .iter()
-        .enumerate()
-        .filter(|(_, a)| a.first().is_some_and(|r| !r.is_error))
-        .map(|(i, _)| i)
-        .filter(|i| !lines.contains(&format!("LINE {i:03}")))
-        .collect();
-    if !lost.is_empty() {
-        found_.push(found(
-            spec,
-            known::CONCURRENCY_NO_LOST_UPDATE,
-            format!(
-                "{clients} clients each replaced a different line of {path} at once and all were told it was done, but the edits of clients {lost:?} are gone"
-            ),
-            Some(lines.join("\n")),
-        ));
-    }
-    // Every line is either its old or its new self: nothing else ever existed.
-    let valid = lines.len() == clients
-        && lines
-            .iter()
-            .enumerate()
-            .all(|(i, l)| *l == format!("line {i:03}") || *l == format!("LINE {i:03}"));
-    if !valid && lost.is_empty() {
-        found_.push(found(
-            spec,
-            known::CONCURRENCY_REAL_STATES,
-            format!("after {clients} clients edited {path} at once it reads as lines no sequence of their edits makes"),
-            Some(lines.join("\n")),
-        ));
-    }
-    Ok((clients + 2, found_, log))
+    let read = read(first, &path)?;
+    let race = Race::EditEdit {
+        path: &path,
+        answers: &answers,
+        read,
+    };
+    Ok((clients + 2, judged(race, spec)?, log))
 }
 
 fn rename_view(first: &mut Session, others: &mut [Session], spec: &Spec, tag: usize) -> Outcome {
@@ -308,54 +241,18 @@ fn rename_view(first: &mut Session, others: &mut [Session], spec: &Spec, tag: us
     let answers = together(first, others, &calls)?;
     let mut log = Vec::new();
     log_answers(&mut log, &calls, &answers);
-    let want: Vec<String> = lines_of(content).into_iter().map(String::from).collect();
-    let mut found_ = Vec::new();
-    for result in answers.iter().skip(1).flatten().filter(|r| !r.is_error) {
-        let mut lines = witness::numbered_lines(&result.text).unwrap_or_default();
-        if lines.last().is_some_and(String::is_empty) {
-            lines.pop();
-        }
-        if lines != want {
-            found_.push(found(
-                spec,
-                known::CONCURRENCY_REAL_STATES,
-                format!(
-                    "a view during the rename of {old} to {new} shows content the file never had"
-                ),
-                Some(result.text.clone()),
-            ));
-            break;
-        }
-    }
-    let renamed = answers
-        .first()
-        .and_then(|a| a.first())
-        .is_some_and(|r| !r.is_error);
-    let (gone, kept) = if renamed { (&old, &new) } else { (&new, &old) };
-    let at_gone = read(first, gone)?;
-    let at_kept = read(first, kept)?;
-    if at_gone.is_some() || at_kept.as_ref() != Some(&want) {
-        found_.push(found(
-            spec,
-            known::CONCURRENCY_REAL_STATES,
-            format!(
-                "after the rename of {old} to {new} (answered {}), {gone} {} and {kept} {}",
-                if renamed { "ok" } else { "with an error" },
-                if at_gone.is_some() {
-                    "still exists"
-                } else {
-                    "is gone"
-                },
-                if at_kept.as_ref() == Some(&want) {
-                    "holds the file"
-                } else {
-                    "does not hold the file"
-                }
-            ),
-            None,
-        ));
-    }
-    Ok((calls.iter().map(Vec::len).sum::<usize>() + 3, found_, log))
+    let at_old = read(first, &old)?;
+    let at_new = read(first, &new)?;
+    let race = Race::RenameView {
+        old: &old,
+        new: &new,
+        content,
+        answers: &answers,
+        at_old,
+        at_new,
+    };
+    let made = calls.iter().map(Vec::len).sum::<usize>() + 3;
+    Ok((made, judged(race, spec)?, log))
 }
 
 fn delete_create(first: &mut Session, others: &mut [Session], spec: &Spec, tag: usize) -> Outcome {
@@ -377,50 +274,17 @@ fn delete_create(first: &mut Session, others: &mut [Session], spec: &Spec, tag: 
     let answers = together(first, others, &calls)?;
     let mut log = Vec::new();
     log_answers(&mut log, &calls, &answers);
-    let ok = |i: usize| {
-        answers
-            .get(i)
-            .and_then(|a| a.first())
-            .is_some_and(|r| !r.is_error)
-    };
-    let (deleted, created) = (ok(0), ok(1));
     let at_old = read(first, &old)?;
     let at_new = read(first, &new)?;
-    let mut found_ = Vec::new();
-    if deleted && at_old.is_some() {
-        found_.push(found(
-            spec,
-            known::CONCURRENCY_NO_LOST_UPDATE,
-            format!("the delete of {folder} was acknowledged, but {old} is still there"),
-            None,
-        ));
-    }
-    if let Some(lines) = &at_new
-        && (!created || *lines != vec!["new".to_string()])
-    {
-        found_.push(found(
-            spec,
-            known::CONCURRENCY_REAL_STATES,
-            format!(
-                "{new} reads as {lines:?}, though its create {}",
-                if created {
-                    "wrote `new`"
-                } else {
-                    "was refused"
-                }
-            ),
-            None,
-        ));
-    }
-    if created && !deleted && at_new.is_none() {
-        found_.push(found(
-            spec,
-            known::CONCURRENCY_NO_LOST_UPDATE,
-            format!("the create of {new} was acknowledged and the delete of {folder} refused, but {new} is gone"),
-            None,
-        ));
-    }
-    Ok((clients + 3, found_, log))
+    let race = Race::DeleteCreate {
+        folder: &folder,
+        old: &old,
+        new: &new,
+        answers: &answers,
+        at_old,
+        at_new,
+    };
+    Ok((clients + 3, judged(race, spec)?, log))
 }
 
 /// Rounds of each race in `check --clients N`: a race shows only when the calls meet, so each is

@@ -171,6 +171,7 @@ const DOOR: &[&str] = &[
     "CaseCall",
     "CaseLedger",
     "Facts",
+    "Race",
     "Replayed",
     "ReplayLedger",
     "Witness",

@@ -5,13 +5,16 @@
 //!
 //! - [`Replayed`]: one replayed call (replay, record, fuzz);
 //! - [`CaseCall`] on a [`CaseLedger`]: a check case's calls and read-backs, in order;
-//! - [`Facts`]: a replayed step judged on the facts any correct backend shares (fuzz).
+//! - [`Facts`]: a replayed step judged on the facts any correct backend shares (fuzz);
+//! - [`Race`]: what several clients of one store were told, and the store afterwards.
 
 mod case;
 mod drift;
+mod race;
 mod replayed;
 
 pub use case::{CaseCall, CaseLedger};
+pub use race::Race;
 pub use replayed::{ReplayLedger, Replayed, Witness, folder_divergence};
 
 use super::Finding;
@@ -33,6 +36,9 @@ pub enum Observation<'a, 'c> {
     Case(&'a mut CaseLedger<'c>, CaseCall<'a>),
     /// A replayed step, judged on facts alone.
     Facts(Facts<'a>),
+    /// What several clients of one store were told in a race, and what it read as afterwards;
+    /// graded by the revision's rules.
+    Race(Race<'a>, &'a Spec),
 }
 
 /// A replayed step for [`Observation::Facts`].
@@ -96,6 +102,7 @@ pub fn step(seen: Observation<'_, '_>) -> Result<Judgement, Fault> {
     match seen {
         Observation::Replayed(ledger, call) => Ok(Judgement::go(replayed::judge(ledger, call))),
         Observation::Case(ledger, call) => ledger.observe(call),
+        Observation::Race(race, spec) => Ok(Judgement::go(race::judge(race, spec))),
         Observation::Facts(step) => Ok(
             match facts::judge(
                 step.input,
