@@ -335,6 +335,34 @@ fn a_listed_case_that_now_passes_fails_the_run() {
     );
 }
 
+/// A race shows only when the clients' calls meet: a listed race that passes this run is a
+/// note, not a fix to remove from the baseline. The reference never loses an edit, so its
+/// `race.edit-edit` always passes.
+#[test]
+fn a_listed_race_that_did_not_show_is_a_note_not_a_problem() {
+    let dir = tempdir();
+    let path = baseline(&dir, &[("race.edit-edit", "warn", "no lock")]);
+    let run = check(
+        None,
+        None,
+        &["race.edit-edit"],
+        &[
+            "--clients",
+            "2",
+            "--baseline",
+            path.to_str().expect("utf-8 path"),
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.describe());
+    assert_eq!(run.result("race.edit-edit")["outcome"], "pass");
+    assert_eq!(run.json()["report"]["baseline_problems"], json!([]));
+    let notes = run.json()["report"]["notes"].to_string();
+    assert!(
+        notes.contains("race `race.edit-edit` is listed as `warn` and did not show this run"),
+        "{notes}"
+    );
+}
+
 #[test]
 fn a_changed_outcome_fails_the_run() {
     assert_baseline_problem(
