@@ -39,7 +39,7 @@ pub use live::remove_live;
 pub use look::{Entry, Looked};
 pub use outside::{Outside, Seen};
 
-use live::{CLOSING, Handles, live};
+use live::{Handles, LIVE};
 
 /// Largest file a fixture or an effect check ever reads back: the suite's biggest file is a few
 /// MB; a bigger one at an effect path is described by its size, never read.
@@ -81,54 +81,61 @@ impl Sandbox {
     /// Makes `memspec-XXXX/`, its `memories/` and the canaries in `folder`.
     pub fn new_in(folder: &Path) -> io::Result<Sandbox> {
         // Made and registered under the lock, so that a signal's cleanup sees it or stops it.
-        let mut live = live();
-        if CLOSING.load(Ordering::SeqCst) {
-            return Err(io::Error::new(
-                io::ErrorKind::Interrupted,
-                "memspec is stopping",
-            ));
-        }
-        let made = tempfile::Builder::new()
-            .prefix("memspec-")
-            .tempdir_in(folder)?;
-        // From here the sandbox is removed by handle (see Drop), never by path.
-        let path = made.keep();
-        let parent = rustix::fs::open(
-            folder,
-            rustix::fs::OFlags::RDONLY
-                | rustix::fs::OFlags::DIRECTORY
-                | rustix::fs::OFlags::CLOEXEC,
-            Mode::empty(),
-        )?;
-        let name = fs::c_name(&path.file_name().unwrap_or_default().to_string_lossy())?;
-        let base = fs::open_dir_at(parent.as_fd(), &name)?;
-        let id = fs::meta_of(base.as_fd())?.id;
-        let key = live.next;
-        live.next += 1;
-        live.sandboxes.insert(
-            key,
-            Handles {
+        let registered = LIVE.register(|| {
+            let made = tempfile::Builder::new()
+                .prefix("memspec-")
+                .tempdir_in(folder)?;
+            // From here the sandbox is removed by handle (see Drop), never by path.
+            let path = made.keep();
+            let parent = rustix::fs::open(
+                folder,
+                rustix::fs::OFlags::RDONLY
+                    | rustix::fs::OFlags::DIRECTORY
+                    | rustix::fs::OFlags::CLOEXEC,
+                Mode::empty(),
+            )?;
+            let name = fs::c_name(&path.file_name().unwrap_or_default().to_string_lossy())?;
+            let base = fs::open_dir_at(parent.as_fd(), &name)?;
+            let id = fs::meta_of(base.as_fd())?.id;
+            let handles = Handles {
                 path: path.clone(),
                 parent: parent.try_clone()?,
                 name: name.clone(),
                 base: base.try_clone()?,
                 id,
-            },
-        );
-        drop(live);
-        let sandbox = Sandbox {
-            memories_path: path.join("memories"),
-            path,
-            parent,
-            name,
-            base,
-            id,
-            secret: unique_secret(),
-            removed: false,
-            key,
+            };
+            // Not registered yet: its drop removes nothing until it is.
+            let sandbox = Sandbox {
+                memories_path: path.join("memories"),
+                path,
+                parent,
+                name,
+                base,
+                id,
+                secret: unique_secret(),
+                removed: true,
+                key: 0,
+            };
+            // Populated under the lock too: a signal's cleanup that emptied it meanwhile could
+            // not remove its folder.
+            let populated =
+                rustix::fs::mkdirat(sandbox.base.as_fd(), MEMORIES, Mode::from_raw_mode(0o755))
+                    .map_err(io::Error::from)
+                    .and_then(|()| sandbox.plant_canaries());
+            if let Err(e) = populated {
+                let _ = live::remove_tree(&handles);
+                return Err(e);
+            }
+            Ok::<_, io::Error>((handles, sandbox))
+        })?;
+        let Some((key, mut sandbox)) = registered else {
+            return Err(io::Error::new(
+                io::ErrorKind::Interrupted,
+                "memspec is stopping",
+            ));
         };
-        rustix::fs::mkdirat(sandbox.base.as_fd(), MEMORIES, Mode::from_raw_mode(0o755))?;
-        sandbox.plant_canaries()?;
+        sandbox.key = key;
+        sandbox.removed = false;
         Ok(sandbox)
     }
 
