@@ -200,3 +200,20 @@ fn independent_variants_in_other_words_fail_only_on_words_and_flags() {
         assert_eq!(flags_found, flag_faults, "{mode} {flags} {revision}");
     }
 }
+
+/// The page gives no order for a listing's lines: the reference with every listing reversed
+/// (its root line still first) passes `--strict`, and only the order's own decision,
+/// `decide.listing-order`, says it differs.
+#[test]
+fn a_listing_in_another_order_passes_strict() {
+    let run = super::check(Some("listing_reversed"), None, &[], &["--strict"]);
+    assert!(above_info(&run).is_empty(), "{}", run.describe());
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let results = run.results();
+    let differ: Vec<&str> = results
+        .iter()
+        .filter(|r| r["outcome"] != "pass")
+        .filter_map(|r| r["id"].as_str())
+        .collect();
+    assert_eq!(differ, ["view-dir.listing-order"], "{}", run.describe());
+}
