@@ -56,19 +56,58 @@ impl Action {
         self.len() == 0
     }
 
-    /// One line for reports: the command and its paths.
+    /// One line for reports: the command with every argument, texts quoted and cut at
+    /// [`SHOWN_TEXT`] characters, so that a kept sequence can be read and retyped.
     pub fn describe(&self) -> String {
         match self {
-            Action::Call(input) => crate::transcript::ToolCall {
-                id: String::new(),
-                name: crate::transcript::MEMORY_TOOL.to_string(),
-                input: input.clone(),
-                recorded: None,
-                line: None,
-            }
-            .summary(),
+            Action::Call(input) => described_call(input),
             Action::Fill { folder, count } => format!("fill {folder} with {count} files"),
         }
+    }
+}
+
+/// The most characters of a text argument a step's description shows.
+pub const SHOWN_TEXT: usize = 40;
+
+/// A text argument, quoted with its escapes (`"a\r\n"`), cut at [`SHOWN_TEXT`] characters with
+/// its length when longer.
+fn quoted(text: &str) -> String {
+    let count = text.chars().count();
+    if count <= SHOWN_TEXT {
+        return format!("{text:?}");
+    }
+    let head: String = text.chars().take(SHOWN_TEXT).collect();
+    format!("{head:?}… ({count} characters)")
+}
+
+/// A tool input in one line: `insert /memories/a.txt at line 0: "x\n"`.
+fn described_call(input: &Value) -> String {
+    let text = |key: &str| input.get(key).and_then(Value::as_str);
+    let path = text("path").unwrap_or("?");
+    match text("command").unwrap_or("?") {
+        "view" => match input.get("view_range") {
+            Some(range) => format!("view {path} {range}"),
+            None => format!("view {path}"),
+        },
+        "create" => format!("create {path} {}", quoted(text("file_text").unwrap_or(""))),
+        "str_replace" => format!(
+            "str_replace {path} {} → {}",
+            quoted(text("old_str").unwrap_or("")),
+            quoted(text("new_str").unwrap_or(""))
+        ),
+        "insert" => format!(
+            "insert {path} at line {}: {}",
+            input
+                .get("insert_line")
+                .map_or_else(|| "?".to_string(), Value::to_string),
+            quoted(text("insert_text").unwrap_or(""))
+        ),
+        "rename" => format!(
+            "rename {} → {}",
+            text("old_path").unwrap_or("?"),
+            text("new_path").unwrap_or("?")
+        ),
+        command => format!("{command} {path}"),
     }
 }
 
@@ -489,4 +528,53 @@ pub fn long_text(lines: usize) -> String {
         ));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_step_is_described_with_its_arguments() {
+        let call = |input: Value| Action::Call(input).describe();
+        assert_eq!(
+            call(
+                json!({"command": "insert", "path": "/memories/n1/n2", "insert_line": 0, "insert_text": "x\r\n"})
+            ),
+            r#"insert /memories/n1/n2 at line 0: "x\r\n""#
+        );
+        assert_eq!(
+            call(json!({"command": "view", "path": "/memories/a", "view_range": [2, -1]})),
+            "view /memories/a [2,-1]"
+        );
+        assert_eq!(
+            call(
+                json!({"command": "str_replace", "path": "/memories/a", "old_str": "b", "new_str": ""})
+            ),
+            r#"str_replace /memories/a "b" → """#
+        );
+        assert_eq!(
+            call(
+                json!({"command": "rename", "old_path": "/memories/a/", "new_path": "/memories/e/"})
+            ),
+            "rename /memories/a/ → /memories/e/"
+        );
+        let long =
+            call(json!({"command": "create", "path": "/memories/l", "file_text": "é".repeat(100)}));
+        assert_eq!(
+            long,
+            format!(
+                "create /memories/l \"{}\"… (100 characters)",
+                "é".repeat(SHOWN_TEXT)
+            )
+        );
+        assert_eq!(
+            Action::Fill {
+                folder: "/memories/w".to_string(),
+                count: 3
+            }
+            .describe(),
+            "fill /memories/w with 3 files"
+        );
+    }
 }

@@ -113,6 +113,9 @@ pub struct Discovery {
     /// Where they were written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub files: Option<(PathBuf, PathBuf)>,
+    /// Why there is no case to keep, and how to see it again (a race is no sequence of steps).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_kept: Option<String>,
     /// For races: the calls and answers.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub log: Vec<String>,
@@ -391,6 +394,7 @@ fn sequence_once(
         shrink_trials,
         kept: Some(kept),
         files: None,
+        not_kept: None,
         log: Vec::new(),
     });
     Ok(())
@@ -428,6 +432,7 @@ fn race_once(run: &Run<'_>, index: usize) -> Result<(), FuzzError> {
                 at_step: 0,
                 kept: None,
                 files: None,
+                not_kept: Some(race_rerun(race, run.options.clients)),
                 log: Vec::new(),
             });
             return Ok(());
@@ -449,10 +454,18 @@ fn race_once(run: &Run<'_>, index: usize) -> Result<(), FuzzError> {
             at_step: 0,
             kept: None,
             files: None,
+            not_kept: Some(race_rerun(race, run.options.clients)),
             log: raced.log,
         });
     }
     Ok(())
+}
+
+/// Why a race is kept as no case, and how to run it again.
+fn race_rerun(race: &str, clients: usize) -> String {
+    format!(
+        "a race is no sequence of steps, so no case or transcript is kept; `memspec check` with the same backend and `--clients {clients} --case race.{race}` runs it again (it shows only when the clients' calls meet)"
+    )
 }
 
 fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {

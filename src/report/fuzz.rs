@@ -167,6 +167,9 @@ fn divergence_text(
             transcript.display()
         );
     }
+    if let Some(why) = &divergence.not_kept {
+        let _ = writeln!(out, "   not kept: {why}");
+    }
     if let Some(confirmed) = confirmed {
         let _ = writeln!(
             out,

@@ -196,6 +196,15 @@ fn lost_updates_and_double_creates_show_with_two_clients_only() {
         );
         assert_eq!(raced.code, 1, "{name}\n{}\n{}", raced.stdout, raced.stderr);
         assert!(raced.stdout.contains(rule), "{name}\n{}", raced.stdout);
+        // No case is kept of a race, and the report says so, with how to run it again.
+        assert!(
+            raced
+                .stdout
+                .contains("not kept: a race is no sequence of steps")
+                && raced.stdout.contains("--clients 2 --case race."),
+            "{name}\n{}",
+            raced.stdout
+        );
         // The same backend alone has nothing to race with.
         let alone = memspec_in(
             store.path(),
