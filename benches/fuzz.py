@@ -43,7 +43,7 @@ SIDES = {
 SINGLE = [
     "prefix_delete", "shallow_rename", "stale_cache", "listing_cut", "content_cut",
     "separator_key", "glob_delete", "like_view", "nfc_names", "char_sizes", "case_fold",
-    "trailing_dot", "rename_clobbers",
+    "trailing_dot", "rename_clobbers", "slash_kept",
 ]
 RACES = [("lost_update", "ga-2026"), ("double_create", "beta-2025")]
 

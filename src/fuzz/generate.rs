@@ -158,10 +158,23 @@ const LINES: &[&str] = &[
     "%_*?",
 ];
 
+/// Mixed into the seed for the stream of [`Generator::forms`].
+const FORMS_STREAM: u64 = 0x5eed_f0e5_5ea5_0001;
+
+/// Percent of the calls on a folder sent with a trailing slash.
+const SLASHED: u64 = 12;
+
+/// Percent of the file views sent as a range to the end of the file.
+const TO_THE_END: u64 = 15;
+
 /// The generator of one run.
 #[derive(Debug)]
 pub struct Generator {
     rng: Rng,
+    /// The forms the suite sends that real stores get wrong (a folder's path with a trailing
+    /// slash, a view from line n to the end), drawn from a stream of their own so that the
+    /// sequences a seed made before them stay as they were.
+    forms: Rng,
     revision: Revision,
     /// Folders made by fills so far (each fill gets a new one).
     fills: usize,
@@ -172,6 +185,7 @@ impl Generator {
     pub fn new(seed: u64, revision: Revision) -> Generator {
         Generator {
             rng: Rng::new(seed),
+            forms: Rng::new(seed ^ FORMS_STREAM),
             revision,
             fills: 0,
         }
@@ -222,7 +236,7 @@ impl Generator {
 
     fn action(&mut self, model: &Model) -> Action {
         // create, view, listing, str_replace, insert, delete, rename, fill
-        match self.rng.weighted(&[26, 14, 12, 10, 8, 10, 10, 2]) {
+        let action = match self.rng.weighted(&[26, 14, 12, 10, 8, 10, 10, 2]) {
             0 => self.create(model),
             1 => self.view_file(model),
             2 => Action::Call(self.listing(model)),
@@ -231,7 +245,48 @@ impl Generator {
             5 => self.delete(model),
             6 => self.rename(model),
             _ => self.fill(),
+        };
+        match action {
+            Action::Call(input) => Action::Call(self.slashed(input, model)),
+            fill => fill,
         }
+    }
+
+    /// Now and then a folder's path with a trailing slash, as Claude writes one (`view
+    /// /memories/sub/`, `rename /memories/sub → /memories/e/`): a store that keeps the slash in
+    /// its keys loses what it moves.
+    fn slashed(&mut self, mut input: Value, model: &Model) -> Value {
+        if !self.forms.chance(SLASHED) {
+            return input;
+        }
+        let folder = |field: &str, input: &Value| {
+            input
+                .get(field)
+                .and_then(Value::as_str)
+                .is_some_and(|path| {
+                    path != ROOT && model.is_dir(&crate::judge::model::normal(path))
+                })
+        };
+        let field = match input.get("command").and_then(Value::as_str) {
+            Some("view" | "delete") if folder("path", &input) => "path",
+            Some("rename") if folder("old_path", &input) => {
+                // The destination of a moved folder, slashed too half of the time.
+                if self.forms.chance(50)
+                    && let Some(Value::String(new)) = input.get_mut("new_path")
+                    && !new.ends_with('/')
+                {
+                    new.push('/');
+                }
+                "old_path"
+            }
+            _ => return input,
+        };
+        if let Some(Value::String(path)) = input.get_mut(field)
+            && !path.ends_with('/')
+        {
+            path.push('/');
+        }
+        input
     }
 
     /// A read of what a write touched, half of the time: the file, or its folder's listing.
@@ -406,10 +461,15 @@ impl Generator {
     /// it is too long to be shown whole.
     fn read_file(&mut self, model: &Model, path: &str) -> Value {
         let content = model.files.get(path).map_or("", String::as_str);
+        let lines = lines_of(content).len();
+        // Now and then from a line to the end (`[n, -1]`), as Claude reads the rest of a file.
+        if lines > 1 && self.forms.chance(TO_THE_END) {
+            let start = self.forms.between(1, lines);
+            return json!({"command": "view", "path": path, "view_range": [start, -1]});
+        }
         if self.revision == Revision::Beta2025 || content.chars().count() <= LONG_VIEW {
             return json!({"command": "view", "path": path});
         }
-        let lines = lines_of(content).len();
         // Most often the end of the file, where a cut store loses lines.
         let start = if self.rng.chance(60) {
             lines.saturating_sub(WINDOW) + 1

@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BROKEN = [
     "prefix_delete", "shallow_rename", "stale_cache", "listing_cut", "content_cut",
     "separator_key", "glob_delete", "like_view", "nfc_names", "char_sizes", "case_fold",
-    "rename_clobbers", "trailing_dot", "lost_update", "double_create",
+    "rename_clobbers", "trailing_dot", "slash_kept", "lost_update", "double_create",
 ]
 RACES = {"lost_update", "double_create"}
 VERBOSE = False
@@ -114,6 +114,11 @@ BUGS = {
          view("/memories/e/s/y.txt")], 2,
         lambda t, e: e and MISSING in t,
         lambda t, e: not e and t.endswith("     1\tdeep")),
+    "slash_kept": (
+        [create("/memories/sub/a.txt", "kept"), rename("/memories/sub", "/memories/e/"),
+         view("/memories/e/a.txt")], 2,
+        lambda t, e: e and MISSING in t,
+        lambda t, e: not e and t.endswith("     1\tkept")),
     "stale_cache": (
         [create("/memories/a.txt", "one"), view("/memories/a.txt"), delete("/memories/a.txt"),
          view("/memories/a.txt")], 3,

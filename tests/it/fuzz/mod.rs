@@ -166,6 +166,7 @@ broken! {
     case_folded_keys_are_found => "case_fold",
     stripped_trailing_dots_are_found => "trailing_dot",
     a_rename_that_overwrites_is_found => "rename_clobbers",
+    a_slash_kept_in_moved_keys_is_found => "slash_kept",
 }
 
 /// The two race backends are correct with one client and broken with two on one store.
