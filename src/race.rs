@@ -154,13 +154,7 @@ fn read(session: &mut Session, path: &str) -> Result<Option<Vec<String>>, RaceEr
     if answer.is_error {
         return Ok(None);
     }
-    Ok(witness::numbered_lines(&answer.text).map(|mut lines| {
-        // A phantom empty line after a final newline is a decision (decide.final-newline).
-        if lines.last().is_some_and(String::is_empty) {
-            lines.pop();
-        }
-        lines
-    }))
+    Ok(witness::file_lines(&answer.text))
 }
 
 /// What the judge makes of what a race showed.

@@ -190,7 +190,7 @@ const DOOR: &[&str] = &[
     "disk::see",
     "witness::read_back",
     "witness::Seen",
-    "witness::numbered_lines",
+    "witness::file_lines",
 ];
 
 /// What of the judge an engine still names besides [`DOOR`]: (engine, path below `judge`, why

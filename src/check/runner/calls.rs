@@ -94,13 +94,12 @@ pub(super) fn run_calls(
         let input = expand_input(&step.input, session.sandbox());
         let answer = call(session, Phase::Step, &input, result)?;
         let breaches = session.check_answer(&input, &answer);
-        let base = session.sandbox().base().to_path_buf();
         let seen = CaseCall::Step {
             index: i,
             input: &input,
             answer: &answer,
             breaches,
-            base: &base,
+            base: session.sandbox().base(),
         };
         match observe(ledger, seen, result)? {
             Next::Stop => return Ok(()),

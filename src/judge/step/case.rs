@@ -188,7 +188,7 @@ impl<'c> CaseLedger<'c> {
                 input,
                 answer,
                 breaches,
-            } => self.setup(index, input, answer, breaches),
+            } => self.setup(index, input, answer, breaches)?,
             CaseCall::SetupFile {
                 index,
                 path,
@@ -245,23 +245,25 @@ impl<'c> CaseLedger<'c> {
         input: &Value,
         answer: &ToolResult,
         breaches: Vec<Breach>,
-    ) -> Judgement {
+    ) -> Result<Judgement, Fault> {
         let mut findings =
             confinement::findings(breaches, &self.loaded.always, None, "in an answer");
         if !answer.is_error {
-            return Judgement::go(findings);
+            return Ok(Judgement::go(findings));
         }
         // What the setup needs is checked by the cases of its own command; here a refusal (a
         // size limit, a name length the page lets a backend set) only means that this case
         // cannot be checked.
-        let rule = self
-            .loaded
-            .setup
-            .get(index)
-            .map_or(known::TERMINATES, |graded| graded.rule.clone());
+        let Some(graded) = self.loaded.setup.get(index) else {
+            return Err(Fault::Harness(format!(
+                "case {} has no setup call {}",
+                self.loaded.case.id,
+                index + 1
+            )));
+        };
         findings.push(effects::not_checked(
             Check::Setup,
-            &rule,
+            &graded.rule,
             None,
             format!(
                 "the backend refused setup call {} ({})",
@@ -271,7 +273,7 @@ impl<'c> CaseLedger<'c> {
             "a successful result",
             answer.text.clone(),
         ));
-        stop(findings)
+        Ok(stop(findings))
     }
 
     /// A file the setup made holds what it was given: a backend that writes `create` wrong is

@@ -161,12 +161,7 @@ pub(super) fn judge(race: Race<'_>, spec: &Spec) -> Vec<Finding> {
         } => {
             let want: Vec<String> = lines_of(content).into_iter().map(String::from).collect();
             for result in answers.iter().skip(1).flatten().filter(|r| !r.is_error) {
-                let mut lines = witness::numbered_lines(&result.text).unwrap_or_default();
-                // A phantom empty line after a final newline is a decision
-                // (decide.final-newline).
-                if lines.last().is_some_and(String::is_empty) {
-                    lines.pop();
-                }
+                let lines = witness::file_lines(&result.text).unwrap_or_default();
                 if lines != want {
                     findings.push(found(
                         known::CONCURRENCY_REAL_STATES,

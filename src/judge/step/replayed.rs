@@ -104,16 +104,17 @@ pub struct Replayed<'a> {
 /// How the store is seen for a step.
 pub enum Witness<'a> {
     /// A folder backend: the reference's folder before the step and after it, the paths where
-    /// the two folders differ after it (`None`: they agree), and which paths the backend's
-    /// folder held as names before or after the step (a path that leaves `/memories` only once
-    /// decoded, kept as a literal name there, did not escape).
+    /// the two folders differ after it and whether this step changed them, and which paths
+    /// the backend's folder held as names before or after the step (a path that leaves
+    /// `/memories` only once decoded, kept as a literal name there, did not escape).
     Folder {
         /// The reference's folder before the step.
         before: &'a Tree,
         /// The reference's folder after it.
         after: &'a Tree,
-        /// Where the folders differ after the step.
-        differs: Option<&'a [(String, Difference)]>,
+        /// Whether the folders' differences changed with this step and they differ: a
+        /// divergence of this step.
+        changed: bool,
         /// Whether the backend's folder holds a path (relative to the root) as a name.
         literal: &'a dyn Fn(&str) -> bool,
         /// Every path where the folders differ after the step, whenever it began to.
@@ -223,11 +224,12 @@ fn grade(seen: &Replayed<'_>, breaches: Vec<Breach>, grading: &Grading<'_>) -> V
     }
     if let Witness::Folder {
         before,
-        differs: Some(paths),
+        changed: true,
+        differences,
         ..
     } = &seen.witness
     {
-        let mut effect = folder_divergence(seen.input, seen.reference, before, paths, spec);
+        let mut effect = folder_divergence(seen.input, seen.reference, before, differences, spec);
         // What a path outside `/memories` did to the folder is that escape's effect, under its
         // rule: not a create that wrote the wrong place.
         let outside = findings

@@ -64,6 +64,17 @@ pub fn numbered_lines(text: &str) -> Option<Vec<String>> {
     Some(out)
 }
 
+/// A view's numbered lines as the file's lines: a phantom empty last line (a view that numbers
+/// the empty string after a final newline) is a decision (decide.final-newline), not content.
+pub fn file_lines(text: &str) -> Option<Vec<String>> {
+    numbered_lines(text).map(|mut lines| {
+        if lines.last().is_some_and(String::is_empty) {
+            lines.pop();
+        }
+        lines
+    })
+}
+
 /// `"     3\tcontent"` (or `3|content`, LangChain's form, or `   3: content`, the Sept-2025
 /// example's) as (3, "content").
 pub(super) fn split_numbered(line: &str) -> Option<(usize, &str)> {

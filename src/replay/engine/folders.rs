@@ -53,15 +53,16 @@ impl Folders {
         }
     }
 
-    /// Scans what each folder's change says; returns the trees and, when the difference
-    /// between them changed with this step (and they differ), the differing paths.
+    /// Scans what each folder's change says; returns the trees and whether the difference
+    /// between them changed with this step and they differ (then [`Folders::differences`]
+    /// holds the differing paths).
     pub(super) fn after_step(
         &mut self,
         index: usize,
         (backend_root, reference_root): (&Sandbox, &Sandbox),
         reference: &Change,
         backend: &Change,
-    ) -> (Trees, Option<Vec<(String, Difference)>>) {
+    ) -> (Trees, bool) {
         let (tree, reference_paths) = rescan(
             &mut self.reference_scan,
             reference_root,
@@ -69,7 +70,7 @@ impl Folders {
             reference,
         );
         self.reference = tree;
-        let mut change = None;
+        let mut changed = false;
         let nothing = matches!((reference, backend), (Change::Nothing, Change::Nothing));
         if self.on_folder && !nothing {
             let previous = self.backend.clone().unwrap_or_default();
@@ -94,9 +95,7 @@ impl Folders {
             };
             if now != self.differences {
                 self.differ_since = (!now.is_empty()).then_some(index);
-                if !now.is_empty() {
-                    change = Some(now.clone());
-                }
+                changed = !now.is_empty();
                 self.differences = now;
             }
             self.backend = Some(backend);
@@ -106,7 +105,7 @@ impl Folders {
             reference: Arc::clone(&self.reference),
             differ_since: self.differ_since,
         };
-        (trees, change)
+        (trees, changed)
     }
 }
 

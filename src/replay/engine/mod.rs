@@ -138,7 +138,7 @@ pub fn replay_in(
         };
         let roots = (backend.sandbox(), &reference_box);
         let backend_before = folders.backend.clone();
-        let (trees, tree_change) =
+        let (trees, tree_changed) =
             folders.after_step(index, roots, &reference_change, &backend_change);
         // A path that leaves `/memories` only once decoded, kept by the backend as a literal
         // name in its folder (before or after the step), did not escape.
@@ -148,10 +148,11 @@ pub fn replay_in(
                 .flatten()
                 .any(|tree| tree.get(relative).is_some())
         };
-        let files = tree_change
-            .as_deref()
-            .map(|paths| file_differences(paths, roots))
-            .unwrap_or_default();
+        let files = if tree_changed {
+            file_differences(&folders.differences, roots)
+        } else {
+            Vec::new()
+        };
         let changed = match (&call.recorded, answer.result()) {
             (Some(recorded), Some(result)) => recorded != result,
             _ => false,
@@ -172,7 +173,7 @@ pub fn replay_in(
             Witness::Folder {
                 before: &before,
                 after: &trees.reference,
-                differs: tree_change.as_deref(),
+                changed: tree_changed,
                 literal: &literal,
                 differences: &folders.differences,
             }
