@@ -12,8 +12,6 @@ use super::generate::Action;
 use super::trial::{Located, reference_run};
 use crate::judge::Fact;
 use crate::judge::model::{Model, lines_of};
-use crate::judge::rules;
-use crate::protocol::ToolResult;
 use crate::spec::{Spec, known};
 
 /// A kept divergence: the case file's text and the transcript's.
@@ -42,25 +40,18 @@ pub fn keep(actions: &[Action], located: &Located, spec: &Spec) -> Result<Kept, 
     );
     let last = run.len().saturating_sub(1);
     let mut steps = Vec::new();
-    for (
-        index,
-        crate::judge::model::Expected {
+    for (index, expected) in run.iter().enumerate() {
+        let crate::judge::model::Expected {
             input,
             answer,
             model,
-        },
-    ) in run.iter().enumerate()
-    {
+        } = expected;
         // The rule a disagreement on the flag breaks (the command's semantic rule), as the
         // replay grades it; the finding's own rule at the step that showed it.
-        let flipped = ToolResult {
-            text: String::new(),
-            is_error: !answer.result.is_error,
-        };
         let rule = if index == located.call && located.found.differs() == Fact::Outcome {
             located.found.rule.clone()
         } else {
-            rules::is_error_rule(input, answer, &flipped)
+            expected.flag_rule()
         };
         let mut step = json!({
             "input": input,
@@ -170,7 +161,7 @@ fn effects(model: &Model, inputs: &[&Value]) -> Vec<Value> {
                 && !model.is_file(&path)
                 && !model.is_dir(&path)
                 && !absent.contains(&path)
-                && !exotic_path(&path)
+                && !crate::judge::model::may_refuse_name(&path)
             {
                 absent.push(path);
             }
@@ -182,12 +173,6 @@ fn effects(model: &Model, inputs: &[&Value]) -> Vec<Value> {
             .map(|p| json!({"path": p, "absent": true})),
     );
     effects
-}
-
-/// A path a backend may rightly refuse to look up at all (pattern characters): never an effect.
-fn exotic_path(path: &str) -> bool {
-    path.chars()
-        .any(|c| crate::judge::facts::PATTERN_CHARACTERS.contains(c))
 }
 
 /// A listing as the suite's matcher: the reference's header, then one template per entry the

@@ -130,6 +130,25 @@ pub struct Expected {
     pub model: Model,
 }
 
+impl Expected {
+    /// The rule a backend breaks when its `is_error` is the opposite of this answer's: what a
+    /// kept case names for the step's flag, as the replay would grade the flip.
+    pub fn flag_rule(&self) -> crate::spec::RuleId {
+        let flipped = crate::protocol::ToolResult {
+            text: String::new(),
+            is_error: !self.answer.result.is_error,
+        };
+        super::rules::is_error_rule(&self.input, &self.answer, &flipped)
+    }
+}
+
+/// Whether a backend may rightly refuse to look a path up at all: a name holding pattern or
+/// escape characters (the spec neither allows nor forbids them), so its absence proves nothing.
+pub fn may_refuse_name(path: &str) -> bool {
+    path.chars()
+        .any(|c| super::facts::PATTERN_CHARACTERS.contains(c))
+}
+
 /// The in-process reference on a scratch folder of its own, with the [`Model`] of what it holds.
 #[derive(Debug)]
 pub struct Oracle {

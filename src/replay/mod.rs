@@ -249,32 +249,6 @@ impl Replay {
             .count()
     }
 
-    /// The known lineages the backend's answers show (see [`crate::judge::lineage`]): each
-    /// difference from the reference is matched with the backend's own answer as its text.
-    pub fn lineages(&self) -> Vec<crate::judge::lineage::Lineage> {
-        let mut findings = Vec::new();
-        for (index, step) in self.steps.iter().enumerate() {
-            let Some(answer) = step.backend.as_ref().and_then(Answer::result) else {
-                continue;
-            };
-            let expected = step.reference.as_ref().and_then(Answer::result);
-            for divergence in &step.verdict.divergences {
-                if divergence.pair != Some(Pair::BackendReference) {
-                    continue;
-                }
-                let mut finding = divergence.clone();
-                finding.actual = Some(answer.text.clone());
-                finding.expected = expected.map(|r| r.text.clone());
-                findings.push((format!("step {}", index + 1), finding));
-            }
-        }
-        let located: Vec<crate::judge::lineage::Located<'_>> = findings
-            .iter()
-            .map(|(case, finding)| crate::judge::lineage::Located { case, finding })
-            .collect();
-        crate::judge::lineage::recognise_findings(&located)
-    }
-
     /// The worst outcome over the steps, as the exit code reads it.
     pub fn conclusion(&self) -> Conclusion {
         let worst = self

@@ -69,7 +69,7 @@ fn raw_text(replay: &Replay, spec: Option<&Spec>, detail: Detail, fail_on: FailO
             "mode: --check (any change from the recorded results fails)"
         );
     }
-    for lineage in replay.lineages() {
+    for lineage in lineages(replay) {
         let _ = writeln!(out, "{}", super::human::lineage_line(&lineage));
     }
     out.push('\n');
@@ -122,6 +122,33 @@ fn raw_text(replay: &Replay, spec: Option<&Spec>, detail: Detail, fail_on: FailO
     }
     summary(&mut out, replay, fail_on);
     out
+}
+
+/// The known lineages the backend's answers show (see [`crate::judge::lineage`]): each
+/// difference from the reference is matched with the backend's own answer as its text. The
+/// report names them after the run, as `check`'s does from its results.
+fn lineages(replay: &Replay) -> Vec<crate::judge::lineage::Lineage> {
+    let mut findings = Vec::new();
+    for (index, step) in replay.steps.iter().enumerate() {
+        let Some(answer) = step.backend.as_ref().and_then(Answer::result) else {
+            continue;
+        };
+        let expected = step.reference.as_ref().and_then(Answer::result);
+        for divergence in &step.verdict.divergences {
+            if divergence.pair != Some(Pair::BackendReference) {
+                continue;
+            }
+            let mut finding = divergence.clone();
+            finding.actual = Some(answer.text.clone());
+            finding.expected = expected.map(|r| r.text.clone());
+            findings.push((format!("step {}", index + 1), finding));
+        }
+    }
+    let located: Vec<crate::judge::lineage::Located<'_>> = findings
+        .iter()
+        .map(|(case, finding)| crate::judge::lineage::Located { case, finding })
+        .collect();
+    crate::judge::lineage::recognise_findings(&located)
 }
 
 /// Every security finding, first, one line each.
@@ -408,7 +435,7 @@ pub fn json_for(replay: &Replay, fail_on: FailOn) -> String {
         format: replay.transcript.format,
         backend: &replay.backend,
         revision: replay.revision,
-        lineages: replay.lineages(),
+        lineages: lineages(replay),
         check: replay.check,
         conclusion: replay.conclusion_for(fail_on),
         fail_on,

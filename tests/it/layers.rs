@@ -195,23 +195,7 @@ const DOOR: &[&str] = &[
 
 /// What of the judge an engine still names besides [`DOOR`]: (engine, path below `judge`, why
 /// and where it goes). The test fails once one is no longer named, so this list only shrinks.
-const PENDING_DOOR: &[(&str, &str, &str)] = &[
-    (
-        "replay",
-        "lineage",
-        "a replay names the lineages its answers show after the run",
-    ),
-    (
-        "fuzz",
-        "rules",
-        "the keeper flips a kept step's expected flag under its rule",
-    ),
-    (
-        "fuzz",
-        "facts",
-        "the keeper names the pattern characters the facts judge open",
-    ),
-];
+const PENDING_DOOR: &[(&str, &str, &str)] = &[];
 
 /// What one file names of the crate.
 #[derive(Debug, Default)]
