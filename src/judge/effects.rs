@@ -27,16 +27,29 @@ pub struct Before {
     /// The paths whose step `create` was read back right after it and held other bytes, with
     /// that step (0-based): what a later edit leaves there follows from it.
     faulty: BTreeMap<String, usize>,
+    /// Where each memory of the setup is now, as the backend acknowledged it: its path now,
+    /// with the path it had before the steps (a successful rename carries it along, a
+    /// successful delete ends it).
+    moved: BTreeMap<String, String>,
+}
+
+/// Whether `path` is `root` or below it.
+fn below(path: &str, root: &str) -> bool {
+    path == root
+        || path
+            .strip_prefix(root)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// A memory lost: how it is graded, and the path it was moved from when an acknowledged rename
+/// moved it.
+struct Loss {
+    graded: Graded,
+    from: Option<String>,
 }
 
 /// `map`'s entries at `from` or below it moved to `to`, and anything at `to` or below it gone.
 fn carry<T: Clone>(map: &mut BTreeMap<String, T>, from: &str, to: &str) {
-    let below = |path: &str, root: &str| {
-        path == root
-            || path
-                .strip_prefix(root)
-                .is_some_and(|rest| rest.starts_with('/'))
-    };
     let moved: Vec<(String, T)> = map
         .iter()
         .filter(|(path, _)| below(path, from))
@@ -50,6 +63,21 @@ impl Before {
     /// Notes what a step that answered `is_error` did to [`Before::created`].
     pub fn wrote(&mut self, input: &Value, is_error: bool) {
         let field = |name: &str| input.get(name).and_then(Value::as_str);
+        match (is_error, field("command")) {
+            (false, Some("rename")) => {
+                if let (Some(from), Some(to)) = (field("old_path"), field("new_path")) {
+                    let (from, to) = (from.trim_end_matches('/'), to.trim_end_matches('/'));
+                    carry(&mut self.moved, from, to);
+                }
+            }
+            (false, Some("delete")) => {
+                if let Some(path) = field("path") {
+                    let path = path.trim_end_matches('/');
+                    self.moved.retain(|now, _| !below(now, path));
+                }
+            }
+            _ => {}
+        }
         match (field("command"), field("path"), field("file_text")) {
             (Some("view"), ..) => {}
             (Some("create"), Some(path), Some(text)) if !is_error => {
@@ -111,6 +139,7 @@ impl Before {
             .map(|path| path.trim_end_matches('/').to_string())
             .collect();
         Before {
+            moved: existed.iter().map(|p| (p.clone(), p.clone())).collect(),
             existed,
             renamed,
             created: BTreeMap::new(),
@@ -126,6 +155,39 @@ impl Before {
     /// The text a step's successful `create` wrote last to `path`, if that is its last write.
     pub fn created(&self, path: &str) -> Option<&String> {
         self.created.get(path)
+    }
+
+    /// What a file that should be at `path` and is missing means, when it means a memory
+    /// lost, graded MUST. A memory is lost when it was there before the steps and no step
+    /// moved it (under the case's rule; where that rule is a decision, the step that removed
+    /// it may have taken the decision's other reading, deleting `/memories/a.txt/` as
+    /// `/memories/a.txt`, so it stays INFO), or when a rename the backend acknowledged moved it
+    /// here and its old path is seen empty (`gone`): told it moved, Claude can read it at
+    /// neither path, whatever reading the backend took (`rename.moves`).
+    fn loss(&self, path: &str, graded: &Graded, gone: impl Fn(&str) -> bool) -> Option<Loss> {
+        let path = path.trim_end_matches('/');
+        if self.lost(path) {
+            let level = if graded.level == Level::Info {
+                Level::Info
+            } else {
+                Level::Must
+            };
+            return Some(Loss {
+                graded: Graded {
+                    rule: graded.rule.clone(),
+                    level,
+                },
+                from: None,
+            });
+        }
+        let origin = self.moved.get(path)?;
+        (origin != path && gone(origin)).then(|| Loss {
+            graded: Graded {
+                rule: known::RENAME_MOVES,
+                level: Level::Must,
+            },
+            from: Some(origin.clone()),
+        })
     }
 
     /// Whether a path that should be there and is not is a memory lost: it was there before
@@ -195,14 +257,31 @@ pub fn judge(
             findings.push(finding);
             continue;
         }
-        let check = if matches!(seen, Seen::Missing(_)) && before.lost(&effect.path) {
-            Check::Lost
-        } else {
-            Check::Effect
+        // A memory lost is graded by what happened, MUST, under the rule of the command
+        // that lost it, whatever the case is about.
+        let gone = |origin: &str| {
+            effects.iter().zip(witnessed).any(|((other, _), seen)| {
+                matches!(other.expect, EffectKind::Absent(_))
+                    && matches!(seen, Seen::Holds)
+                    && below(origin, other.path.trim_end_matches('/'))
+            })
+        };
+        let lost = matches!(seen, Seen::Missing(_))
+            .then(|| before.loss(&effect.path, graded, gone))
+            .flatten();
+        let (check, graded) = match &lost {
+            Some(loss) => (Check::Lost, &loss.graded),
+            None => (Check::Effect, graded),
         };
         if let Some(mut finding) =
             seen_finding(check, graded, message, &effect.expect, seen.clone())
         {
+            if let Some(from) = lost.as_ref().and_then(|loss| loss.from.as_ref()) {
+                let _ = write!(
+                    finding.message,
+                    ": a rename the backend acknowledged moved {from} here, and {from} is gone (memory lost)"
+                );
+            }
             // Edits of a file its create already got wrong leave a wrong file: that create's.
             if check == Check::Effect
                 && matches!(seen, Seen::Differs(_))
@@ -437,6 +516,108 @@ mod tests {
         assert!(before.lost("/memories"));
         assert!(!before.lost("/memories/new.txt"), "never there");
         assert!(!before.lost("/memories/r/inner"), "renamed away");
+    }
+
+    /// A memory moved by an acknowledged rename and found at neither path is lost, MUST, under
+    /// the rename's rule, whatever the case's rule (a decision here); a rename that was refused,
+    /// or whose old path still holds the memory, moved nothing that is lost.
+    #[test]
+    fn a_memory_an_acknowledged_rename_moved_to_nowhere_is_lost() {
+        let of = |steps: Value| {
+            Before::of(&case(json!({
+                "id": "c", "title": "t", "rules": ["decide.trailing-slash"],
+                "setup": [{"command": "create", "path": "/memories/d/a.txt", "file_text": "a\n"}],
+                "steps": steps
+            })))
+        };
+        let rename =
+            json!({"command": "rename", "old_path": "/memories/d", "new_path": "/memories/e/"});
+        let decision = Graded {
+            rule: known::TRAILING_SLASH,
+            level: Level::Info,
+        };
+        let old = effect("/memories/d", EffectKind::Absent(true));
+        let new = effect("/memories/e/a.txt", EffectKind::FileText("a\n".to_string()));
+        let effects = [(&old, &decision), (&new, &decision)];
+        let missing = Seen::Missing("does not exist".to_string());
+
+        let mut acknowledged = of(json!([{"input": rename}]));
+        acknowledged.wrote(&rename, false);
+        let lost = judge(
+            &effects,
+            &[Seen::Holds, missing.clone()],
+            &acknowledged,
+            &graded(),
+            false,
+        );
+        assert_eq!(
+            (lost[0].check, lost[0].level, &lost[0].rule),
+            (Check::Lost, Level::Must, &known::RENAME_MOVES),
+            "{lost:#?}"
+        );
+        assert!(
+            lost[0].message.contains("moved /memories/d/a.txt here"),
+            "{lost:#?}"
+        );
+
+        // The old path still holds it: a rename that did not happen, graded by the case.
+        let stayed = judge(
+            &effects,
+            &[Seen::Missing("still there".to_string()), missing.clone()],
+            &acknowledged,
+            &graded(),
+            false,
+        );
+        assert!(
+            stayed.iter().all(|f| f.check == Check::Effect),
+            "{stayed:#?}"
+        );
+        assert!(stayed.iter().all(|f| f.level == Level::Info), "{stayed:#?}");
+
+        // Refused: nothing was moved, so nothing moved was lost.
+        let mut refused = of(json!([{"input": rename}]));
+        refused.wrote(&rename, true);
+        let wrong = judge(
+            &effects,
+            &[Seen::Holds, missing],
+            &refused,
+            &graded(),
+            false,
+        );
+        assert_eq!(
+            (wrong[0].check, wrong[0].level),
+            (Check::Effect, Level::Info)
+        );
+    }
+
+    /// A memory of the setup that is gone is lost at MUST under a case's SHOULD rule; under a
+    /// decision it stays INFO (the step may have taken the decision's other reading).
+    #[test]
+    fn a_loss_is_must_unless_a_decision_allows_the_step_that_removed_it() {
+        let delete = json!({"command": "delete", "path": "/memories/x"});
+        let mut before = Before::of(&case(json!({
+            "id": "c", "title": "t", "rules": ["decide.trailing-slash"],
+            "setup": [{"command": "create", "path": "/memories/keep.txt", "file_text": "k"}],
+            "steps": [{"input": delete}]
+        })));
+        before.wrote(&delete, true);
+        let decision = Graded {
+            rule: known::TRAILING_SLASH,
+            level: Level::Info,
+        };
+        let kept = effect("/memories/keep.txt", EffectKind::FileText("k".to_string()));
+        let missing = [Seen::Missing("gone".to_string())];
+        let chosen = judge(&[(&kept, &decision)], &missing, &before, &graded(), false);
+        assert_eq!(
+            (chosen[0].check, chosen[0].level),
+            (Check::Lost, Level::Info)
+        );
+        let should = Graded {
+            rule: known::DELETE_REMOVES,
+            level: Level::Should,
+        };
+        let lost = judge(&[(&kept, &should)], &missing, &before, &graded(), false);
+        assert_eq!((lost[0].check, lost[0].level), (Check::Lost, Level::Must));
     }
 
     #[test]

@@ -457,7 +457,9 @@ fn root_causes(out: &mut String, report: &Report) {
             cause.rule.as_str(),
             plural(cause.cases, "case", "cases"),
             cause.first_case,
-            cause.message
+            // A message may quote a whole expected file: one line here, the case block has
+            // the diff.
+            bounded_line(&cause.message)
         );
     }
     if let Some((case, reason)) = first_break {

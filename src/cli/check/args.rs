@@ -45,7 +45,8 @@ pub(crate) struct CheckArgs {
     pub(crate) no_recheck: bool,
     /// After the cases, race this many processes of the backend on one store (creates of one
     /// path, edits of one file, a rename against views, a delete against a create), reported
-    /// as `race.*` results under the `concurrency.*` rules (SHOULD).
+    /// as `race.*` results under the `concurrency.*` rules (a lost acknowledged write is MUST,
+    /// the rest SHOULD).
     #[arg(long, default_value_t = 1, value_parser = cli::at_least_one)]
     pub(crate) clients: usize,
     /// Seconds added to the first call of each backend process, for it to start.

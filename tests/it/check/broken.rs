@@ -661,3 +661,26 @@ fn a_create_that_appends_a_newline_is_one_root_cause() {
     );
     assert!(causes[0]["consequences"].as_u64() > Some(0), "{causes:#}");
 }
+
+/// A loss is MUST whatever case finds it: a store that keeps the trailing slash of a rename's
+/// destination in its keys (`/memories/e//a.txt`) acknowledges the rename, and the memory is
+/// then at neither path. The case grades a decision (`decide.trailing-slash`, INFO); the loss
+/// is graded by what happened: MUST `rename.moves`, memories lost, and the verdict says so.
+#[test]
+fn a_rename_that_loses_a_memory_fails_whatever_the_case_grades() {
+    let run = expect(
+        "kv/slash_kept",
+        From::Suite,
+        &[
+            ("rename.destination-trailing-slash-folder", "fail"),
+            ("rename.directory", "pass"),
+        ],
+        NOT_CONFORMANT,
+        &["--not-on-folder"],
+    );
+    let result = run.result("rename.destination-trailing-slash-folder");
+    assert!(has(&result, "lost:MUST"), "{result}");
+    let causes = run.json()["root_causes"].clone();
+    assert_eq!(causes[0]["rule"], "rename.moves", "{causes:#}");
+    assert_eq!(causes[0]["harm"], "loss", "{causes:#}");
+}

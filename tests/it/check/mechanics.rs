@@ -341,7 +341,7 @@ fn a_listed_case_that_now_passes_fails_the_run() {
 #[test]
 fn a_listed_race_that_did_not_show_is_a_note_not_a_problem() {
     let dir = tempdir();
-    let path = baseline(&dir, &[("race.edit-edit", "warn", "no lock")]);
+    let path = baseline(&dir, &[("race.edit-edit", "fail", "no lock")]);
     let run = check(
         None,
         None,
@@ -358,7 +358,7 @@ fn a_listed_race_that_did_not_show_is_a_note_not_a_problem() {
     assert_eq!(run.json()["report"]["baseline_problems"], json!([]));
     let notes = run.json()["report"]["notes"].to_string();
     assert!(
-        notes.contains("race `race.edit-edit` is listed as `warn` and did not show this run"),
+        notes.contains("race `race.edit-edit` is listed as `fail` and did not show this run"),
         "{notes}"
     );
 }
