@@ -48,8 +48,11 @@ SINGLE = [
 RACES = [("lost_update", "ga-2026"), ("double_create", "beta-2025")]
 
 RATE = re.compile(r"([\d,]+) steps? in ([\d.]+) s \((\d+) steps/s; the backend's share (\d+)%\)")
-SHRUNK = re.compile(r"to (\d+) in \d+ replays|race \d+\)")
-KIND = re.compile(r"^1\. (MUST|SHOULD) ([^(]+) \(([^,]+),", re.M)
+SHRUNK = re.compile(r"to (\d+) in \d+ replays|^  race \d+$", re.M)
+# The first divergence's block in the human report: `FAIL fuzz.ID`, then `  KIND: message`; its
+# first finding line ends `[LEVEL rule]`.
+KIND = re.compile(r"^FAIL \S+\n  ([^:\n]+):", re.M)
+RULE = re.compile(r"^  - .*\[(?:DATA LOSS |SECURITY )?(MUST|SHOULD) ([^\] ]+)\]$", re.M)
 
 
 def fuzz(args, env=None):
@@ -96,9 +99,11 @@ def finds(seed):
             env,
         )
         kind = KIND.search(out.stdout)
+        rule = RULE.search(out.stdout)
         shrunk = SHRUNK.search(out.stdout)
         steps = (shrunk.group(1) or "1 (a race)") if shrunk else "-"
-        what = f"{kind.group(1)} {kind.group(2).strip()} ({kind.group(3)})" if kind else "NOT FOUND"
+        what = (f"{rule.group(1)} {kind.group(1).strip()} ({rule.group(2)})"
+                if kind and rule else "NOT FOUND")
         print(f"| {name} | {seconds:.1f} s | {steps} | {what} |")
 
 

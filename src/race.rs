@@ -363,6 +363,7 @@ pub fn check_results(
                 start_time: std::time::Duration::ZERO,
                 baselined: None,
                 choices: Vec::new(),
+                notes: Vec::new(),
                 timed_out: false,
             }
         })

@@ -129,20 +129,18 @@ pub(crate) fn run_fuzz(args: &FuzzArgs) -> ExitCode {
     if args.keep_going {
         rerun_args.push("--keep-going".to_string());
     }
-    // Every format but fuzz's own human summary is the check report of the kept cases.
-    let as_report = report::as_report(&fuzzed, target.repro.clone());
+    // Every format, the human one too, is the one reporter's, over the divergences as results.
+    let as_report = report::as_report(
+        &fuzzed,
+        &confirmed,
+        target.repro.clone(),
+        report::rerun(&rerun_args, &fuzzed),
+    );
     let render = memspec::report::Render {
         full_texts: args.reports.full_texts,
         ..memspec::report::Render::default()
     };
-    let text = match args.format {
-        Format::Human => memspec::report::text::for_display(&report::human(
-            &fuzzed,
-            &confirmed,
-            &report::rerun(&rerun_args, &fuzzed),
-        )),
-        other => memspec::report::render(&as_report, &spec, other, render),
-    };
+    let text = memspec::report::render(&as_report, &spec, args.format, render);
     if let Err(code) = args.reports.write(&as_report, &spec, render) {
         return code;
     }

@@ -251,6 +251,7 @@ mod tests {
             start_time: Default::default(),
             baselined: None,
             choices: Vec::new(),
+            notes: Vec::new(),
             timed_out: false,
         }
     }

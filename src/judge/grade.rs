@@ -132,6 +132,11 @@ pub struct CaseResult {
     /// whether the backend took it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub choices: Vec<Choice>,
+    /// What the engine that ran it says beyond its findings, a line each: how a fuzz
+    /// divergence was shrunk, its steps, where it was kept and whether the kept case shows it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(with = "Vec<crate::schema::JsonText>")]
+    pub notes: Vec<String>,
     /// Whether the case broke only by a call past its deadline (`--timeout`): on a busy machine
     /// that can be the machine's fault, which a recheck alone tells (not in the report).
     #[serde(skip)]

@@ -1,7 +1,8 @@
-//! What a fuzz run tells: the human summary (seed, rate, findings by kind, each shrunk sequence,
-//! the rerun command, and whether each kept case reproduces the divergence through `memspec
-//! check --cases`), and the run as a check [`Report`] so that the JSON, JUnit, TAP, Markdown and
-//! HTML formats are the same as `check`'s.
+//! A fuzz run as a [`Report`], rendered by the one reporter in every format `check` writes: one
+//! result per divergence (its shrunk calls and finding), with what only fuzz knows as the
+//! result's notes (how it was shrunk, its steps, where it was kept, whether the kept case shows
+//! it through `memspec check --cases`) and the run's as the report's (seed, rate, sequences
+//! stopped where the spec leaves the answer open).
 
 use std::fmt::Write;
 use std::time::Duration;
@@ -31,167 +32,22 @@ pub fn rerun(backend_args: &[String], report: &FuzzReport) -> String {
     command
 }
 
-/// The human report.
-pub fn human(report: &FuzzReport, confirmed: &[Option<Confirmed>], rerun: &str) -> String {
-    let mut out = String::new();
-    let seconds = report.elapsed.as_secs_f64();
-    let rate = if seconds > 0.0 {
-        report.steps as f64 / seconds
-    } else {
-        0.0
-    };
-    let _ = writeln!(
-        out,
-        "memspec fuzz: {} under {}, seed {}{}",
-        report.backend,
-        report.revision,
-        report.seed,
-        if report.clients > 1 {
-            format!(", {} clients per store", report.clients)
-        } else {
-            String::new()
-        }
-    );
-    let unit = if report.clients > 1 {
-        ("race", "races")
-    } else {
-        ("sequence", "sequences")
-    };
-    let _ = writeln!(
-        out,
-        "  {}, {} in {seconds:.1} s ({rate:.0} steps/s; the backend's share {:.0}%)",
-        plural(report.sequences, unit.0, unit.1),
-        plural(report.steps, "step", "steps"),
-        if seconds > 0.0 {
-            (report.backend_time.as_secs_f64() / seconds * 100.0).min(100.0)
-        } else {
-            0.0
-        }
-    );
-    let open: usize = report.open.values().sum();
-    if open > 0 {
-        let _ = writeln!(
-            out,
-            "  {} stopped early where the spec leaves the answer open (not findings)",
-            plural(open, "sequence", "sequences")
-        );
-    }
-    for (index, divergence) in report.divergences.iter().enumerate() {
-        out.push('\n');
-        divergence_text(
-            &mut out,
-            index,
-            divergence,
-            confirmed.get(index).cloned().flatten(),
-        );
-    }
-    out.push('\n');
-    if report.divergences.is_empty() {
-        let _ = writeln!(out, "no divergence found");
-    } else {
-        let kinds: Vec<String> = report
-            .by_kind()
-            .iter()
-            .map(|(kind, n)| format!("{} {n}", kind.label()))
-            .collect();
-        let _ = writeln!(
-            out,
-            "{} found: {}{}",
-            plural(report.divergences.len(), "divergence", "divergences"),
-            kinds.join(", "),
-            if report.repeats > 0 {
-                format!(
-                    " (and {} seen again)",
-                    plural(report.repeats, "finding", "findings")
-                )
-            } else {
-                String::new()
-            }
-        );
-    }
-    let _ = writeln!(out, "rerun: {rerun}");
-    out
-}
-
-fn divergence_text(
-    out: &mut String,
-    index: usize,
-    divergence: &Discovery,
-    confirmed: Option<Confirmed>,
-) {
-    let found = &divergence.found;
-    let _ = writeln!(
-        out,
-        "{}. {} {} ({}, {}): {}",
-        index + 1,
-        found.level.as_str(),
-        found.differs().label(),
-        found.rule,
-        if divergence.actions.is_empty() {
-            format!("race {}", divergence.sequence)
-        } else if divergence.shrink_trials == 0 {
-            format!(
-                "sequence {}, {} as found, not shrunk",
-                divergence.sequence,
-                plural(divergence.steps.len(), "step", "steps")
-            )
-        } else {
-            format!(
-                "sequence {}, shrunk from {} to {} in {} replays",
-                divergence.sequence,
-                plural(divergence.found_after, "step", "steps"),
-                divergence.steps.len(),
-                divergence.shrink_trials
-            )
-        },
-        found.message
-    );
-    for (n, step) in divergence.steps.iter().enumerate() {
-        let mark = if n == divergence.at_step && !divergence.actions.is_empty() {
-            "  ← here"
-        } else {
-            ""
-        };
-        let _ = writeln!(out, "   {:>2}. {step}{mark}", n + 1);
-    }
-    for line in divergence.log.iter().take(12) {
-        let _ = writeln!(out, "       {line}");
-    }
-    if let Some((case, transcript)) = &divergence.files {
-        let _ = writeln!(
-            out,
-            "   kept: {} (case; `memspec check --cases {}`), {} (transcript; `memspec replay`)",
-            case.display(),
-            case.parent()
-                .map_or_else(|| ".".to_string(), |p| p.display().to_string()),
-            transcript.display()
-        );
-    }
-    if let Some(why) = &divergence.not_kept {
-        let _ = writeln!(out, "   not kept: {why}");
-    }
-    if let Some(confirmed) = confirmed {
-        let _ = writeln!(
-            out,
-            "   as a case: {} on the backend, {} on the reference{}",
-            confirmed.backend.as_str(),
-            confirmed.reference.as_str(),
-            if confirmed.reproduces() {
-                ""
-            } else {
-                " (the case's checks do not show it; the transcript does)"
-            }
-        );
-    }
-}
-
-/// The run as a check report: one result per divergence (its shrunk calls, its finding), so that
-/// every format of `check` renders it.
-pub fn as_report(report: &FuzzReport, repro_args: Vec<String>) -> Report {
+/// The run as a report: one result per divergence (its shrunk calls, its finding, its notes), so
+/// that every format renders it as `check`'s. `confirmed` is, per divergence, how its kept case
+/// ran on the backend and on the reference; `rerun` the command that runs the same fuzz again.
+/// A divergence is a fact that differs, so SHOULD ones fail too (the run is strict), as the
+/// exit code says.
+pub fn as_report(
+    report: &FuzzReport,
+    confirmed: &[Option<Confirmed>],
+    repro_args: Vec<String>,
+    rerun: String,
+) -> Report {
     let results = report
         .divergences
         .iter()
-        .map(|divergence| {
+        .enumerate()
+        .map(|(index, divergence)| {
             let found = &divergence.found;
             let id = divergence.kept.as_ref().map_or_else(
                 || format!("fuzz.{}-{}", found.differs().slug(), divergence.sequence),
@@ -200,7 +56,7 @@ pub fn as_report(report: &FuzzReport, repro_args: Vec<String>) -> Report {
             let outcome = if found.differs() == Fact::Broke {
                 Outcome::Error
             } else {
-                Outcome::for_level(found.level, false)
+                Outcome::for_level(found.level, true)
             };
             CaseResult {
                 id,
@@ -228,6 +84,7 @@ pub fn as_report(report: &FuzzReport, repro_args: Vec<String>) -> Report {
                 start_time: Duration::ZERO,
                 baselined: None,
                 choices: Vec::new(),
+                notes: notes(divergence, confirmed.get(index).cloned().flatten()),
                 timed_out: false,
             }
         })
@@ -236,17 +93,122 @@ pub fn as_report(report: &FuzzReport, repro_args: Vec<String>) -> Report {
         backend: report.backend.clone(),
         revision: report.revision,
         repro_args,
-        strict: false,
+        strict: true,
         results,
         baseline_problems: Vec::new(),
         elapsed: report.elapsed,
         workers: 1,
-        notes: vec![format!(
-            "memspec fuzz, seed {}: {}, {}",
-            report.seed,
-            plural(report.sequences, "sequence", "sequences"),
-            plural(report.steps, "step", "steps")
-        )],
-        rerun: None,
+        notes: run_notes(report),
+        rerun: Some(rerun),
+        run: super::Run::Fuzz,
     }
+}
+
+/// What the run did: its seed and clients, how much it ran and how fast, the sequences that
+/// stopped where the spec leaves the answer open, and the findings seen again.
+fn run_notes(report: &FuzzReport) -> Vec<String> {
+    let seconds = report.elapsed.as_secs_f64();
+    let rate = if seconds > 0.0 {
+        report.steps as f64 / seconds
+    } else {
+        0.0
+    };
+    let share = if seconds > 0.0 {
+        (report.backend_time.as_secs_f64() / seconds * 100.0).min(100.0)
+    } else {
+        0.0
+    };
+    let unit = if report.clients > 1 {
+        ("race", "races")
+    } else {
+        ("sequence", "sequences")
+    };
+    let mut notes = vec![format!(
+        "memspec fuzz, seed {}{}: {}, {} in {seconds:.1} s ({rate:.0} steps/s; the backend's share {share:.0}%)",
+        report.seed,
+        if report.clients > 1 {
+            format!(", {} clients per store", report.clients)
+        } else {
+            String::new()
+        },
+        plural(report.sequences, unit.0, unit.1),
+        plural(report.steps, "step", "steps"),
+    )];
+    let open: usize = report.open.values().sum();
+    if open > 0 {
+        notes.push(format!(
+            "{} stopped early where the spec leaves the answer open (not findings)",
+            plural(open, "sequence", "sequences")
+        ));
+    }
+    if report.repeats > 0 {
+        notes.push(format!(
+            "{} seen again after the first of their kind and rule",
+            plural(report.repeats, "finding", "findings")
+        ));
+    }
+    notes
+}
+
+/// What only fuzz knows of one divergence: where it was found and how it was shrunk, its steps
+/// (the one that shows it marked), a race's calls, where it was kept or why not, and how the
+/// kept case ran.
+fn notes(divergence: &Discovery, confirmed: Option<Confirmed>) -> Vec<String> {
+    let mut notes = vec![if divergence.actions.is_empty() {
+        format!("race {}", divergence.sequence)
+    } else if divergence.shrink_trials == 0 {
+        format!(
+            "sequence {}, {} as found, not shrunk:",
+            divergence.sequence,
+            plural(divergence.steps.len(), "step", "steps")
+        )
+    } else {
+        format!(
+            "sequence {}, shrunk from {} to {} in {} replays:",
+            divergence.sequence,
+            plural(divergence.found_after, "step", "steps"),
+            divergence.steps.len(),
+            divergence.shrink_trials
+        )
+    }];
+    for (n, step) in divergence.steps.iter().enumerate() {
+        let mark = if n == divergence.at_step && !divergence.actions.is_empty() {
+            "  ← here"
+        } else {
+            ""
+        };
+        notes.push(format!(" {:>2}. {step}{mark}", n + 1));
+    }
+    notes.extend(
+        divergence
+            .log
+            .iter()
+            .take(12)
+            .map(|line| format!("     {line}")),
+    );
+    if let Some((case, transcript)) = &divergence.files {
+        notes.push(format!(
+            "kept: {} (case; `memspec check --cases {}`), {} (transcript; `memspec replay`)",
+            case.display(),
+            case.parent()
+                .map_or_else(|| ".".to_string(), |p| p.display().to_string()),
+            transcript.display()
+        ));
+    }
+    if let Some(why) = &divergence.not_kept {
+        notes.push(format!("not kept: {why}"));
+    }
+    if let Some(confirmed) = confirmed {
+        notes.push(format!(
+            "as a case: {} on the backend, {} on the reference{}",
+            confirmed.backend.as_str(),
+            confirmed.reference.as_str(),
+            if confirmed.reproduces() {
+                ""
+            } else {
+                " (the case's checks do not show it; the transcript does)"
+            }
+        ));
+    }
+    notes
 }

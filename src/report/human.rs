@@ -76,7 +76,7 @@ pub fn render(report: &Report, spec: &Spec, detail: Detail) -> String {
         let _ = writeln!(
             out,
             "accepted by the baseline: {}, not shown (--verbose shows them)\n",
-            plural(accepted, "case", "cases")
+            counted(report, accepted)
         );
     }
     if !report.baseline_problems.is_empty() {
@@ -198,13 +198,13 @@ fn info_lines(out: &mut String, report: &Report) {
     let _ = writeln!(
         out,
         "INFO (where the spec leaves a choice; never a fault): {}, by rule (--show-info lists them)",
-        plural(total, "case", "cases")
+        counted(report, total)
     );
     for (rule, (cases, first, message)) in lines {
         let _ = writeln!(
             out,
             "  info {rule}: {}, e.g. {first}: {}",
-            plural(cases, "case", "cases"),
+            counted(report, cases),
             bounded_line(message)
         );
     }
@@ -231,7 +231,7 @@ fn recap(out: &mut String, report: &Report) {
             harm_prefix(cause.harm),
             cause.level.as_str(),
             cause.rule,
-            plural(cause.cases, "case", "cases"),
+            counted(report, cause.cases),
             report.repro(&cause.first_case)
         );
     }
@@ -244,6 +244,12 @@ fn recap(out: &mut String, report: &Report) {
             bounded_line(&rules.join(", "))
         );
     }
+}
+
+/// `n` of the report's results, named as its command calls them (`2 cases`, `1 divergence`).
+fn counted(report: &Report, n: usize) -> String {
+    let (one, many) = report.run.units();
+    plural(n, one, many)
 }
 
 /// `SECURITY `, `DATA LOSS ` or nothing: what a cause line starts with.
@@ -291,6 +297,9 @@ fn case_block(
     }
     if let Some(reason) = &result.reason {
         let _ = writeln!(out, "  reason: {reason}");
+    }
+    for note in &result.notes {
+        let _ = writeln!(out, "  {note}");
     }
     for finding in &result.findings {
         let follows = finding
@@ -455,7 +464,7 @@ fn root_causes(out: &mut String, report: &Report) {
             harm_prefix(cause.harm),
             cause.level.as_str(),
             cause.rule.as_str(),
-            plural(cause.cases, "case", "cases"),
+            counted(report, cause.cases),
             cause.first_case,
             // A message may quote a whole expected file: one line here, the case block has
             // the diff.
@@ -466,7 +475,7 @@ fn root_causes(out: &mut String, report: &Report) {
         let _ = writeln!(
             out,
             "  broke  in {}, first {case}: {}",
-            plural(broke, "case", "cases"),
+            counted(report, broke),
             reason.lines().next().unwrap_or_default()
         );
     }
@@ -483,15 +492,27 @@ fn summary(out: &mut String, report: &Report) {
         .count();
     let hostile = report.results.iter().filter(|r| r.hostile).count();
     let timing = report.timing();
+    let (one, many) = report.run.units();
+    let what = match report.run {
+        super::Run::Fuzz if report.results.is_empty() => "no divergence found".to_string(),
+        super::Run::Fuzz => format!("{} found", plural(report.results.len(), one, many)),
+        super::Run::Replay => plural(report.results.len(), one, many),
+        super::Run::Check => format!(
+            "{} ({hostile} hostile)",
+            plural(report.results.len(), one, many)
+        ),
+    };
     let _ = writeln!(
         out,
-        "{} ({} hostile) against {} in {:.2} s, judged by revision {}{}",
-        plural(report.results.len(), "case", "cases"),
-        hostile,
+        "{what} against {} in {:.2} s, judged by revision {}{}",
         report.backend,
         report.elapsed.as_secs_f64(),
         report.revision,
-        if report.strict { ", strict" } else { "" }
+        if report.strict && report.run == super::Run::Check {
+            ", strict"
+        } else {
+            ""
+        }
     );
     // A choice the backend never took is the expected outcome: nothing to say (the JSON
     // report keeps every offer with its counts).
@@ -507,14 +528,17 @@ fn summary(out: &mut String, report: &Report) {
     } else {
         String::new()
     };
-    let _ = writeln!(
-        out,
-        "calls: {}, backend median {} µs per call, harness {} µs per call, backend start-up and resets {:.2} s{summed}",
-        timing.calls,
-        timing.backend_median.as_micros(),
-        timing.harness_per_call.as_micros(),
-        timing.backend_start.as_secs_f64()
-    );
+    // A fuzz run's calls are its divergences' shrunk steps, never timed: its rate is a note.
+    if report.run != super::Run::Fuzz {
+        let _ = writeln!(
+            out,
+            "calls: {}, backend median {} µs per call, harness {} µs per call, backend start-up and resets {:.2} s{summed}",
+            timing.calls,
+            timing.backend_median.as_micros(),
+            timing.harness_per_call.as_micros(),
+            timing.backend_start.as_secs_f64()
+        );
+    }
     let _ = writeln!(
         out,
         "{} passed, {} failed, {} warned, {} info, {} skipped, {}{}",
@@ -580,7 +604,7 @@ pub(crate) fn verdict_line(report: &Report) -> String {
             if failed > 0 {
                 format!(
                     "the backend BROKE (crash, hang or garbage) in {}, and NOT conformant: {failed} failed",
-                    plural(report.breaks().0, "case", "cases")
+                    counted(report, report.breaks().0)
                 )
             } else {
                 "the backend BROKE (crash, hang or garbage)".to_string()
@@ -600,7 +624,7 @@ fn harm_note(report: &Report) -> String {
         causes
             .iter()
             .filter(|c| c.harm == harm && c.level != crate::spec::Level::Info)
-            .map(|c| format!("{} ({})", c.rule, plural(c.cases, "case", "cases")))
+            .map(|c| format!("{} ({})", c.rule, counted(report, c.cases)))
             .collect()
     };
     let mut notes = Vec::new();

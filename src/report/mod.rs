@@ -101,6 +101,38 @@ pub struct Report {
     /// The command that reruns any result, when it is not `check --case ID` (a replay's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rerun: Option<String>,
+    /// Which command ran: its results are cases, memory calls or divergences found.
+    #[serde(skip_serializing_if = "Run::is_check")]
+    pub run: Run,
+}
+
+/// Which command a [`Report`] is of: what its results are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Run {
+    /// `check`: one result per case.
+    #[default]
+    Check,
+    /// `replay`: one result per memory call of the transcript.
+    Replay,
+    /// `fuzz`: one result per divergence found.
+    Fuzz,
+}
+
+impl Run {
+    /// Whether it is `check` (the JSON report leaves the field out then).
+    pub fn is_check(&self) -> bool {
+        *self == Run::Check
+    }
+
+    /// What its results are called, one and many.
+    pub fn units(self) -> (&'static str, &'static str) {
+        match self {
+            Run::Check => ("case", "cases"),
+            Run::Replay => ("memory call", "memory calls"),
+            Run::Fuzz => ("divergence", "divergences"),
+        }
+    }
 }
 
 impl Report {
@@ -119,6 +151,7 @@ impl Report {
             workers: run.workers,
             notes: run.notes,
             rerun: None,
+            run: Run::Check,
         }
     }
 }

@@ -557,6 +557,7 @@ pub fn as_report(replay: &Replay, rerun: String) -> super::Report {
                 start_time: std::time::Duration::ZERO,
                 baselined: None,
                 choices: Vec::new(),
+                notes: Vec::new(),
                 timed_out: false,
             }
         })
@@ -578,5 +579,6 @@ pub fn as_report(replay: &Replay, rerun: String) -> super::Report {
         .chain(replay.planted.iter().cloned())
         .collect(),
         rerun: Some(rerun),
+        run: super::Run::Replay,
     }
 }

@@ -57,6 +57,7 @@ pub fn run_case_in(
         start_time: Duration::ZERO,
         baselined: None,
         choices: Vec::new(),
+        notes: Vec::new(),
         timed_out: false,
     };
     let mut ledger = CaseLedger::new(loaded, backend.runs_on_folder());
