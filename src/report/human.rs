@@ -261,7 +261,7 @@ fn harm_prefix(harm: crate::judge::Harm) -> String {
 
 /// A one-line text as the report prints it: bounded, line breaks shown.
 fn bounded_line(text: &str) -> String {
-    const SHOWN: usize = 160;
+    const SHOWN: usize = 240;
     let line = text.replace('\n', "⏎");
     match line.char_indices().nth(SHOWN) {
         Some((cut, _)) => format!("{}… ({} characters)", &line[..cut], line.chars().count()),

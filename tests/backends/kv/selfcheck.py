@@ -28,7 +28,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BROKEN = [
     "prefix_delete", "shallow_rename", "stale_cache", "listing_cut", "content_cut",
     "separator_key", "glob_delete", "like_view", "nfc_names", "char_sizes", "case_fold",
-    "rename_clobbers", "trailing_dot", "slash_kept", "lost_update", "double_create",
+    "rename_clobbers", "trailing_dot", "slash_kept", "merged_upsert", "lost_update",
+    "double_create",
 ]
 RACES = {"lost_update", "double_create"}
 VERBOSE = False
@@ -154,6 +155,11 @@ BUGS = {
         [create("/memories/e.txt", "\u00e9"), view("/memories")], 1,
         lambda t, e: t.endswith("1B\t/memories/e.txt"),
         lambda t, e: t.endswith("2B\t/memories/e.txt")),
+    "merged_upsert": (
+        [create("/memories/a/b.txt", "1"), create("/memories/a_b.txt", "2"),
+         view("/memories/a/b.txt")], 2,
+        lambda t, e: not e and t.endswith("     1\t2"),
+        lambda t, e: not e and t.endswith("     1\t1")),
     "case_fold": (
         [create("/memories/A.txt", "upper"), create("/memories/a.txt", "lower")], 1,
         lambda t, e: e and "already exists" in t,

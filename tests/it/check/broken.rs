@@ -684,3 +684,41 @@ fn a_rename_that_loses_a_memory_fails_whatever_the_case_grades() {
     assert_eq!(causes[0]["rule"], "rename.moves", "{causes:#}");
     assert_eq!(causes[0]["harm"], "loss", "{causes:#}");
 }
+
+/// Two paths that a key mapping merges are two memories: a store whose create is an upsert by a
+/// document id made by replacing `/` with `_` replaces `/memories/a/b.md` when
+/// `/memories/a_b.md` is created, a memory lost (`create.no-overwrite`); a store that merges the
+/// names but refuses the second create loses nothing, and is a wrong refusal
+/// (`create.writes-file-text`).
+#[test]
+fn paths_a_key_mapping_merges_are_two_memories() {
+    let run = expect(
+        "kv/merged_upsert",
+        From::Suite,
+        &[
+            ("paths.merged-keys.separator", "fail"),
+            ("paths.merged-keys.case", "pass"),
+        ],
+        NOT_CONFORMANT,
+        &["--not-on-folder"],
+    );
+    let result = run.result("paths.merged-keys.separator");
+    assert!(has(&result, "effect:MUST"), "{result}");
+    let causes = run.json()["root_causes"].clone();
+    assert_eq!(causes[0]["rule"], "create.no-overwrite", "{causes:#}");
+    assert_eq!(causes[0]["harm"], "loss", "{causes:#}");
+
+    let run = expect(
+        "kv/case_fold",
+        From::Suite,
+        &[
+            ("paths.merged-keys.case", "fail"),
+            ("paths.merged-keys.separator", "pass"),
+        ],
+        NOT_CONFORMANT,
+        &["--not-on-folder"],
+    );
+    let causes = run.json()["root_causes"].clone();
+    assert_eq!(causes[0]["rule"], "create.writes-file-text", "{causes:#}");
+    assert_ne!(causes[0]["harm"], "loss", "{causes:#}");
+}
