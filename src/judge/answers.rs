@@ -27,13 +27,25 @@ pub fn check_step(
     if let Some(expected) = step.is_error
         && answer.is_error != expected
     {
+        // What happened, in words: a reader of "is_error should be true" takes it for a missing
+        // flag, where the backend may have done what it must refuse.
+        let words_refuse = reads_as_refusal(&answer.text)
+            || step
+                .text
+                .as_ref()
+                .is_some_and(|text| matcher::matches(text, &answer.text).unwrap_or(false));
+        let what = match (expected, words_refuse) {
+            (true, true) => "an error in words, without the flag",
+            (true, false) => "accepted a call the spec refuses",
+            (false, _) => "refused a call the spec accepts",
+        };
         findings.push(
             Finding::new(
                 Check::IsError,
                 rules.is_error.level,
                 rules.is_error.rule.clone(),
                 format!(
-                    "is_error should be {expected}, the backend said {}",
+                    "{what}: is_error should be {expected}, the backend said {}",
                     answer.is_error
                 ),
             )
@@ -142,4 +154,71 @@ fn known_dialect(
 /// A matcher that cannot be applied: the suite's fault, never the backend's.
 fn matcher_fault(error: impl std::fmt::Display) -> Fault {
     Fault::Harness(error.to_string())
+}
+
+/// Whether an answer's first line reads as a refusal, in the page's words or another
+/// implementation's (`Path traversal not allowed`, `File not found`, `Invalid path`): an answer
+/// without the flag that says so is a refusal missing its flag, not an accepted call.
+fn reads_as_refusal(text: &str) -> bool {
+    if witness::says_absent(text) || super::rules::reads_like_spec_error(text) {
+        return true;
+    }
+    // Only the start of a line that may be as long as a reply.
+    let first: String = text
+        .split('\n')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(400)
+        .collect::<String>()
+        .to_lowercase();
+    [
+        "error",
+        "not allowed",
+        "not permitted",
+        "invalid",
+        "denied",
+        "forbidden",
+        "cannot",
+        "can't",
+        "must ",
+        "refus",
+        "unable",
+        "failed",
+        "unknown",
+        "not supported",
+        "unsupported",
+    ]
+    .iter()
+    .any(|word| first.contains(word))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reads_as_refusal;
+
+    /// A missing flag is told from an accepted call by the answer's words: the page's errors and
+    /// other implementations' refusals read as refusals, a success never does.
+    #[test]
+    fn a_refusal_in_words_is_told_from_a_success() {
+        for refusal in [
+            "Error: The path /memories/x does not exist",
+            "The path /memories/x does not exist. Please provide a valid path.",
+            "File not found: /memories/nope.txt",
+            "Path traversal not allowed: /memories/../x",
+            "Path must start with one of ['/memories']: /etc/x",
+            "Invalid path: /memories\\x",
+            "Unknown command: undo_edit",
+        ] {
+            assert!(reads_as_refusal(refusal), "{refusal}");
+        }
+        for success in [
+            "File deleted: /memories/nope.txt",
+            "File created successfully at: /memories/a.txt",
+            "Successfully renamed /memories/a to /memories/b",
+            "Here's the content of /memories/a.txt with line numbers:\n     1\tan error log",
+        ] {
+            assert!(!reads_as_refusal(success), "{success}");
+        }
+    }
 }

@@ -143,7 +143,7 @@ pub fn is_error_rule(input: &Value, reference: &Answer, other: &ToolResult) -> R
 /// Whether the other side's text reads like one of the spec's error messages. This judges the
 /// backend's (or the recording's) words, which are all there is to go on for them; the
 /// reference's are never searched.
-fn reads_like_spec_error(text: &str) -> bool {
+pub(super) fn reads_like_spec_error(text: &str) -> bool {
     [
         "does not exist",
         "already exists",
