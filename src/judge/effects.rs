@@ -60,7 +60,8 @@ fn carry<T: Clone>(map: &mut BTreeMap<String, T>, from: &str, to: &str) {
 }
 
 impl Before {
-    /// Notes what a step that answered `is_error` did to [`Before::created`].
+    /// Notes what a step that answered `is_error` did to what the steps created and to where
+    /// the setup's memories are now.
     pub fn wrote(&mut self, input: &Value, is_error: bool) {
         let field = |name: &str| input.get(name).and_then(Value::as_str);
         match (is_error, field("command")) {
@@ -257,8 +258,8 @@ pub fn judge(
             findings.push(finding);
             continue;
         }
-        // A memory lost is graded by what happened, MUST, under the rule of the command
-        // that lost it, whatever the case is about.
+        // A memory lost is graded by what happened, MUST, whatever the case is about (a
+        // setup memory under a decision excepted: `Before::loss` says why).
         let gone = |origin: &str| {
             effects.iter().zip(witnessed).any(|((other, _), seen)| {
                 matches!(other.expect, EffectKind::Absent(_))
