@@ -152,17 +152,6 @@ pub struct FuzzReport {
     pub broke: bool,
 }
 
-impl FuzzReport {
-    /// Divergences per kind of finding.
-    pub fn by_kind(&self) -> BTreeMap<Fact, usize> {
-        let mut counts = BTreeMap::new();
-        for divergence in &self.divergences {
-            *counts.entry(divergence.found.differs()).or_insert(0) += 1;
-        }
-        counts
-    }
-}
-
 /// The seed of sequence `index` of a run seeded `seed`.
 pub fn sequence_seed(seed: u64, index: usize) -> u64 {
     Rng::new(seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).next_u64()

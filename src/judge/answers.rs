@@ -163,15 +163,7 @@ fn reads_as_refusal(text: &str) -> bool {
     if witness::says_absent(text) || super::rules::reads_like_spec_error(text) {
         return true;
     }
-    // Only the start of a line that may be as long as a reply.
-    let first: String = text
-        .split('\n')
-        .next()
-        .unwrap_or("")
-        .chars()
-        .take(400)
-        .collect::<String>()
-        .to_lowercase();
+    let first = witness::opening(text);
     [
         "error",
         "not allowed",

@@ -23,6 +23,18 @@ pub(super) fn body_start(text: &str) -> &str {
     text.split_once('\n').map_or("", |(_, rest)| rest)
 }
 
+/// The first line of an answer, lowercased, at most 400 characters: the start of a line that may
+/// be as long as a reply, where a refusal or an absence is said.
+pub fn opening(text: &str) -> String {
+    text.split('\n')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(400)
+        .collect::<String>()
+        .to_lowercase()
+}
+
 /// Whether an answer says its path does not exist, in any of the known phrasings: the page's
 /// "does not exist", the "not found" of LangChain and key-value stores, `ENOENT`'s "no such
 /// file". Only a first line that is no file's numbered line is read, so a file or listing that
@@ -32,8 +44,7 @@ pub fn says_absent(text: &str) -> bool {
     if split_numbered(first).is_some() {
         return false;
     }
-    // Only the start of a line that may be as long as a reply.
-    let first: String = first.chars().take(400).collect::<String>().to_lowercase();
+    let first = opening(first);
     [
         "does not exist",
         "doesn't exist",
