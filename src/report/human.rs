@@ -55,7 +55,7 @@ pub fn render(report: &Report, spec: &Spec, detail: Detail) -> String {
                 continue;
             };
             case_block(&mut out, report, spec, result, detail, &mut cited);
-            same_way_line(&mut out, result, others);
+            same_way_line(&mut out, report, result, others);
         }
     }
     if detail.verbose {
@@ -138,7 +138,7 @@ fn cause_key(result: &CaseResult) -> String {
 }
 
 /// `… and N more cases broke the same way: a, b, … (--verbose shows each)`.
-fn same_way_line(out: &mut String, first: &CaseResult, others: &[&CaseResult]) {
+fn same_way_line(out: &mut String, report: &Report, first: &CaseResult, others: &[&CaseResult]) {
     if others.is_empty() {
         return;
     }
@@ -153,7 +153,12 @@ fn same_way_line(out: &mut String, first: &CaseResult, others: &[&CaseResult]) {
     } else {
         String::new()
     };
-    let more = plural(others.len(), "more case", "more cases");
+    let (one, many) = report.run.units();
+    let more = plural(
+        others.len(),
+        &format!("more {one}"),
+        &format!("more {many}"),
+    );
     let _ = writeln!(
         out,
         "… and {more} broke the same way as {}: {}{tail} (--verbose shows each)\n",
@@ -307,7 +312,13 @@ fn case_block(
             .as_ref()
             .map(|cause| format!(" (follows from {cause})"))
             .unwrap_or_default();
-        let _ = writeln!(out, "  - {finding}{follows}");
+        // A replayed finding names the two results it compares: a replay may grade both the
+        // backend and the recording.
+        let pair = finding
+            .pair
+            .map(|pair| format!("{}: ", pair.label()))
+            .unwrap_or_default();
+        let _ = writeln!(out, "  - {pair}{finding}{follows}");
         // A consequence of an earlier step is named, not argued again (its cause has the
         // diff); one of the same step (the text after a wrong flag) is that fault's detail.
         let earlier = finding
@@ -411,7 +422,7 @@ fn lineages(out: &mut String, report: &Report) {
 }
 
 /// `lineage: NAME — explains N of M findings (K cases), e.g. CASE: "first line"`.
-pub fn lineage_line(lineage: &crate::judge::lineage::Lineage) -> String {
+fn lineage_line(lineage: &crate::judge::lineage::Lineage) -> String {
     format!(
         "lineage: {} — explains {} of {} ({}), e.g. {}: {:?}",
         lineage.name,
@@ -496,7 +507,7 @@ fn summary(out: &mut String, report: &Report) {
     let what = match report.run {
         super::Run::Fuzz if report.results.is_empty() => "no divergence found".to_string(),
         super::Run::Fuzz => format!("{} found", plural(report.results.len(), one, many)),
-        super::Run::Replay => plural(report.results.len(), one, many),
+        super::Run::Replay | super::Run::ReplayCheck => plural(report.results.len(), one, many),
         super::Run::Check => format!(
             "{} ({hostile} hostile)",
             plural(report.results.len(), one, many)
@@ -529,7 +540,15 @@ fn summary(out: &mut String, report: &Report) {
         String::new()
     };
     // A fuzz run's calls are its divergences' shrunk steps, never timed: its rate is a note.
-    if report.run != super::Run::Fuzz {
+    // A replay times only the backend's answers.
+    if matches!(report.run, super::Run::Replay | super::Run::ReplayCheck) {
+        let _ = writeln!(
+            out,
+            "calls: {}, backend median {} µs per call",
+            timing.calls,
+            timing.backend_median.as_micros()
+        );
+    } else if report.run != super::Run::Fuzz {
         let _ = writeln!(
             out,
             "calls: {}, backend median {} µs per call, harness {} µs per call, backend start-up and resets {:.2} s{summed}",
@@ -581,6 +600,13 @@ pub(crate) fn verdict_line(report: &Report) -> String {
     let counts = report.counts();
     let count = |o: Outcome| counts.get(&o).copied().unwrap_or(0);
     let verdict = match report.verdict() {
+        // A golden file is compared with, not graded by the spec.
+        Verdict::Conformant if report.run == super::Run::ReplayCheck => {
+            "unchanged since the recording".to_string()
+        }
+        Verdict::NotConformant if report.run == super::Run::ReplayCheck => {
+            "CHANGED since the recording".to_string()
+        }
         Verdict::Conformant => {
             let accepted = report.accepted_breaks();
             if accepted.is_empty() {

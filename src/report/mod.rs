@@ -113,8 +113,11 @@ pub enum Run {
     /// `check`: one result per case.
     #[default]
     Check,
-    /// `replay`: one result per memory call of the transcript.
+    /// `replay --report`: one result per memory call of the transcript, judged by the spec.
     Replay,
+    /// `replay --check`: one result per memory call, judged by the recorded answers (a golden
+    /// file): any change fails.
+    ReplayCheck,
     /// `fuzz`: one result per divergence found.
     Fuzz,
 }
@@ -129,7 +132,7 @@ impl Run {
     pub fn units(self) -> (&'static str, &'static str) {
         match self {
             Run::Check => ("case", "cases"),
-            Run::Replay => ("memory call", "memory calls"),
+            Run::Replay | Run::ReplayCheck => ("memory call", "memory calls"),
             Run::Fuzz => ("divergence", "divergences"),
         }
     }

@@ -1,334 +1,18 @@
-//! The non-interactive replay report: the same verdicts and diffs as the TUI, as text for a CI
-//! log or as JSON.
-
-use std::fmt::Write;
+//! The non-interactive replay report. Every format but replay's own JSON is the one reporter's:
+//! [`as_report`] makes the replay a [`super::Report`], one result per memory call, and
+//! [`super::render`] writes it as text, JUnit, TAP, Markdown, HTML or check's JSON. The JSON
+//! of `replay --report --format json` keeps its own shape (every step with its three results),
+//! which scripts read.
 
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::diff::{Glyphs, push_report_diff};
-use crate::judge::Pair;
 use crate::judge::compare::Answer;
+use crate::judge::{Check, Finding, Pair};
 use crate::protocol::ToolResult;
 use crate::replay::verdict::StepKind;
 use crate::replay::{Conclusion, FailOn, LaneVerdict, Replay, Step, texts};
-use crate::spec::Spec;
 use crate::transcript::ToolCall;
-
-/// Tabs as a lone `→` in text reports: a CI log's tab stops are unknown.
-const GLYPHS: Glyphs = Glyphs {
-    tab_width: None,
-    spaces_in_changes: true,
-};
-
-/// How much the text report shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Detail {
-    /// Every step, diffs for dialects and open differences too, and diffs whole.
-    pub verbose: bool,
-}
-
-/// The text report, its exit code following the backend under test.
-pub fn text(replay: &Replay, spec: Option<&Spec>, detail: Detail) -> String {
-    text_for(replay, spec, detail, FailOn::Backend)
-}
-
-/// The text report, saying which verdict the exit code follows. Control characters from the
-/// transcript or the answers (NUL, ESC, every C0 and C1 control but newline and tab) are
-/// shown escaped: a CI log or a terminal must not act on them.
-pub fn text_for(replay: &Replay, spec: Option<&Spec>, detail: Detail, fail_on: FailOn) -> String {
-    super::text::for_display(&raw_text(replay, spec, detail, fail_on))
-}
-
-fn raw_text(replay: &Replay, spec: Option<&Spec>, detail: Detail, fail_on: FailOn) -> String {
-    let mut out = String::new();
-    let transcript = &replay.transcript;
-    let memory = transcript.memory_calls().count();
-    let _ = writeln!(
-        out,
-        "memspec replay {} ({}), {} call(s), {memory} to the memory tool",
-        transcript.source,
-        transcript.format.describe(),
-        transcript.calls.len(),
-    );
-    let _ = writeln!(out, "backend: {}", replay.backend);
-    let _ = writeln!(out, "judged by revision {}", replay.revision);
-    let recorded_seed = transcript.session.as_ref().and_then(|h| h.seed.as_deref());
-    if let (Some(seed), None) = (recorded_seed, &replay.seed) {
-        let _ = writeln!(
-            out,
-            "note: recorded with --seed {seed}; without the same seed the folders start empty"
-        );
-    }
-    for note in &replay.planted {
-        let _ = writeln!(out, "setup: {note}");
-    }
-    if replay.check {
-        let _ = writeln!(
-            out,
-            "mode: --check (any change from the recorded results fails)"
-        );
-    }
-    for lineage in lineages(replay) {
-        let _ = writeln!(out, "{}", super::human::lineage_line(&lineage));
-    }
-    out.push('\n');
-    security(&mut out, replay);
-    for (i, (call, step)) in transcript.calls.iter().zip(&replay.steps).enumerate() {
-        let kind = step.verdict.kind;
-        if kind.diverges()
-            && !detail.verbose
-            && let Some(cause) = step.verdict.follows(None)
-        {
-            // A consequence is named in one line: its cause has the diff.
-            let headline = step
-                .verdict
-                .headline()
-                .map(|d| format!(" ({} [{} {}])", d.lane().label(), d.level.as_str(), d.rule))
-                .unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "{} step {} {} — {}, follows step {cause}{headline}",
-                kind.mark(),
-                i + 1,
-                call.summary(),
-                kind.label()
-            );
-        } else if step.verdict.reason.as_deref() == Some(crate::replay::NO_RECORDED_ANSWER)
-            && !kind.diverges()
-        {
-            let _ = writeln!(
-                out,
-                "? step {} {} — no recorded answer",
-                i + 1,
-                call.summary()
-            );
-        } else if kind.diverges() || (detail.verbose && kind != StepKind::NotReplayed) {
-            block(&mut out, i, call, step, spec, replay.check, detail);
-        } else if matches!(kind, StepKind::Dialect | StepKind::Open) {
-            let headline = step
-                .verdict
-                .headline()
-                .map(|d| d.message.as_str())
-                .unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "{} step {} {} — {headline}",
-                kind.mark(),
-                i + 1,
-                call.summary()
-            );
-        }
-    }
-    summary(&mut out, replay, fail_on);
-    out
-}
-
-/// The known lineages the backend's answers show (see [`crate::judge::lineage`]): each
-/// difference from the reference is matched with the backend's own answer as its text. The
-/// report names them after the run, as `check`'s does from its results.
-fn lineages(replay: &Replay) -> Vec<crate::judge::lineage::Lineage> {
-    let mut findings = Vec::new();
-    for (index, step) in replay.steps.iter().enumerate() {
-        let Some(answer) = step.backend.as_ref().and_then(Answer::result) else {
-            continue;
-        };
-        let expected = step.reference.as_ref().and_then(Answer::result);
-        for divergence in &step.verdict.divergences {
-            if divergence.pair != Some(Pair::BackendReference) {
-                continue;
-            }
-            let mut finding = divergence.clone();
-            finding.actual = Some(answer.text.clone());
-            finding.expected = expected.map(|r| r.text.clone());
-            findings.push((format!("step {}", index + 1), finding));
-        }
-    }
-    let located: Vec<crate::judge::lineage::Located<'_>> = findings
-        .iter()
-        .map(|(case, finding)| crate::judge::lineage::Located { case, finding })
-        .collect();
-    crate::judge::lineage::recognise_findings(&located)
-}
-
-/// Every security finding, first, one line each.
-fn security(out: &mut String, replay: &Replay) {
-    let mut lines = Vec::new();
-    for (i, (call, step)) in replay
-        .transcript
-        .calls
-        .iter()
-        .zip(&replay.steps)
-        .enumerate()
-    {
-        for divergence in step.verdict.divergences.iter().filter(|d| d.security) {
-            let finding = &divergence;
-            lines.push(format!(
-                "  {} step {} {} — {} [SECURITY {} {}]: {}",
-                StepKind::Security.mark(),
-                i + 1,
-                call.summary(),
-                divergence.lane().label(),
-                finding.level.as_str(),
-                finding.rule,
-                finding.message
-            ));
-        }
-    }
-    if lines.is_empty() {
-        return;
-    }
-    let _ = writeln!(out, "security: {} finding(s)", lines.len());
-    for line in lines {
-        let _ = writeln!(out, "{line}");
-    }
-    out.push('\n');
-}
-
-fn block(
-    out: &mut String,
-    index: usize,
-    call: &ToolCall,
-    step: &Step,
-    spec: Option<&Spec>,
-    check: bool,
-    detail: Detail,
-) {
-    let kind = step.verdict.kind;
-    let at = call
-        .line
-        .map(|l| format!(" (line {l})"))
-        .unwrap_or_default();
-    let _ = writeln!(
-        out,
-        "{} step {} {}{at} — {}",
-        kind.mark(),
-        index + 1,
-        call.summary(),
-        kind.label()
-    );
-    let _ = writeln!(out, "  input: {}", call.input);
-    if let Some(reason) = &step.verdict.reason {
-        let _ = writeln!(out, "  {reason}");
-    }
-    let mut shown: Vec<Pair> = Vec::new();
-    for divergence in &step.verdict.divergences {
-        let finding = &divergence;
-        let rule = &finding.rule;
-        // In check mode every difference is a change; its level would only mislead.
-        let level = if check {
-            "changed"
-        } else {
-            finding.level.as_str()
-        };
-        let security = if divergence.security { "SECURITY " } else { "" };
-        if let Some(cause) = divergence.cascade_of {
-            let _ = writeln!(
-                out,
-                "  - {} [{level} {rule}]: {} (follows step {cause})",
-                divergence.lane().label(),
-                finding.message
-            );
-            continue;
-        }
-        let _ = writeln!(
-            out,
-            "  - {} [{security}{level} {rule}]: {}",
-            divergence.lane().label(),
-            finding.message
-        );
-        if let Some(rule) = spec.and_then(|s| s.get(rule.as_str())) {
-            if !rule.text.is_empty() {
-                let _ = writeln!(out, "    spec: {}", rule.text);
-            }
-            if !rule.summary.is_empty() {
-                let _ = writeln!(out, "    rule: {}", rule.summary);
-            }
-        }
-        if finding.check == crate::judge::Check::Text && !shown.contains(&divergence.lane()) {
-            shown.push(divergence.lane());
-            if let Some((expected, actual)) = texts(call, step, divergence.lane()) {
-                let (left, right) = divergence.lane().sides();
-                let _ = writeln!(out, "    --- {left}\n    +++ {right}");
-                push_report_diff(
-                    out,
-                    (&expected.text, &actual.text),
-                    GLYPHS,
-                    "    ",
-                    detail.verbose,
-                    "use --verbose for all",
-                );
-            }
-        }
-    }
-    out.push('\n');
-}
-
-/// Steps per kind, security first, the calls with no recorded answer apart from `same`.
-fn ordered_counts(replay: &Replay) -> Vec<(String, usize)> {
-    let mut counts = replay.counts();
-    let unanswered = replay.unanswered();
-    if let Some(same) = counts.get_mut(&StepKind::Same) {
-        *same = same.saturating_sub(unanswered);
-    }
-    let mut out: Vec<(String, usize)> = Vec::new();
-    if let Some(n) = counts.remove(&StepKind::Security) {
-        out.push((StepKind::Security.label().to_string(), n));
-    }
-    out.extend(
-        counts
-            .into_iter()
-            .filter(|(_, n)| *n > 0)
-            .map(|(kind, n)| (kind.label().to_string(), n)),
-    );
-    if unanswered > 0 {
-        out.push(("no recorded answer".to_string(), unanswered));
-    }
-    out
-}
-
-fn conclusion_words(conclusion: Conclusion, check: bool) -> &'static str {
-    match conclusion {
-        Conclusion::Same if check => "unchanged",
-        Conclusion::Same => "no MUST or SHOULD difference",
-        Conclusion::Differs if check => "changed since the recording",
-        Conclusion::Differs => "MUST or SHOULD differences",
-        Conclusion::BackendBroke => "the backend broke",
-    }
-}
-
-fn summary(out: &mut String, replay: &Replay, fail_on: FailOn) {
-    let parts: Vec<String> = ordered_counts(replay)
-        .iter()
-        .map(|(label, n)| format!("{n} {label}"))
-        .collect();
-    let _ = writeln!(out, "summary: {}", parts.join(", "));
-    if !replay.check {
-        for (name, pair) in [
-            ("backend vs spec", Pair::BackendReference),
-            ("recording vs spec", Pair::RecordedReference),
-        ] {
-            let lane = replay.verdict(pair);
-            let _ = writeln!(
-                out,
-                "{name}: {} — {}",
-                conclusion_words(lane.conclusion, false),
-                lane.describe()
-            );
-        }
-    }
-    let followed = match fail_on {
-        _ if replay.check => "",
-        FailOn::Backend => " (the exit code follows the backend; --fail-on recording|either)",
-        FailOn::Recording => " (the exit code follows the recording)",
-        FailOn::Either => " (the exit code follows the worse of the two)",
-    };
-    let _ = writeln!(
-        out,
-        "verdict: {}{followed}",
-        conclusion_words(replay.conclusion_for(fail_on), replay.check)
-    );
-}
 
 /// The step counts in display order (security first), as a JSON object in that order.
 struct OrderedCounts(Vec<(String, usize)>);
@@ -471,19 +155,79 @@ pub fn json_for(replay: &Replay, fail_on: FailOn) -> String {
     super::text::json_text(&value)
 }
 
-/// The replay as a check report, so that every format of the one reporter renders it (JUnit,
-/// TAP, Markdown, HTML, JSON): one result per memory call (`step-N`, its command as the area),
-/// its findings the backend's divergences from the reference (with `--check`, its changes from
-/// the recording), each consequence marked with the step it follows from. `rerun` is the
-/// command that replays it again.
-pub fn as_report(replay: &Replay, rerun: String) -> super::Report {
+/// The findings of one step in the given lanes, each with the two texts it compares (the
+/// expected one for a text difference only: a flag or a fact is not argued by a diff), so that
+/// every format can show them and the lineages can be recognised from them.
+fn findings_in(call: &ToolCall, step: &Step, lanes: &[Pair]) -> Vec<Finding> {
+    step.verdict
+        .divergences
+        .iter()
+        .filter(|d| lanes.contains(&d.lane()))
+        .map(|d| {
+            let mut finding = d.clone();
+            if let Some((expected, actual)) = texts(call, step, d.lane()) {
+                if finding.actual.is_none() {
+                    finding.actual = Some(actual.text.clone());
+                }
+                if finding.expected.is_none() && finding.check == Check::Text {
+                    finding.expected = Some(expected.text.clone());
+                }
+            }
+            finding
+        })
+        .collect()
+}
+
+/// The known lineages the backend's answers show (see [`crate::judge::lineage`]), from its
+/// differences from the reference.
+fn lineages(replay: &Replay) -> Vec<crate::judge::lineage::Lineage> {
+    let findings: Vec<(String, Finding)> = replay
+        .transcript
+        .calls
+        .iter()
+        .zip(&replay.steps)
+        .enumerate()
+        .flat_map(|(index, (call, step))| {
+            findings_in(call, step, &[Pair::BackendReference])
+                .into_iter()
+                .map(move |finding| (format!("step {}", index + 1), finding))
+        })
+        .collect();
+    let located: Vec<crate::judge::lineage::Located<'_>> = findings
+        .iter()
+        .map(|(case, finding)| crate::judge::lineage::Located { case, finding })
+        .collect();
+    crate::judge::lineage::recognise_findings(&located)
+}
+
+/// The lanes whose findings the exit code follows: with `--check`, the changes from the
+/// recording; else the backend's differences from the spec, the recording's, or both.
+fn counted_lanes(replay: &Replay, fail_on: FailOn) -> &'static [Pair] {
+    if replay.check {
+        return &[Pair::RecordedBackend];
+    }
+    match fail_on {
+        FailOn::Backend => &[Pair::BackendReference],
+        FailOn::Recording => &[Pair::RecordedReference],
+        FailOn::Either => &[Pair::BackendReference, Pair::RecordedReference],
+    }
+}
+
+/// Differences of a lane the exit code does not follow that are listed one by one in the
+/// report's notes; the rest are counted.
+const OTHER_LANE_NAMED: usize = 8;
+
+/// The replay as a report of the one reporter, so that every format renders it (text, JUnit,
+/// TAP, Markdown, HTML, JSON): one result per memory call (`step-N`, its command as the area).
+/// Its findings are those of the lanes `fail_on` follows (with `--check`, the changes from the
+/// recording), graded strictly as the exit code is (a SHOULD difference fails); each
+/// consequence is marked with the step it follows from. What only a replay knows travels as
+/// notes: the transcript, the setup, both lanes' verdicts, the differences of the lane not
+/// followed and the calls with no recorded answer. `rerun` is the command that replays it.
+pub fn as_report(replay: &Replay, rerun: String, fail_on: FailOn) -> super::Report {
     use crate::judge::Cause;
     use crate::judge::grade::{CallRecord, CaseResult, Outcome, Phase};
-    let lane = if replay.check {
-        Pair::RecordedBackend
-    } else {
-        Pair::BackendReference
-    };
+    let lanes = counted_lanes(replay, fail_on);
     // The rule each step is about, for the steps that follow from it.
     let headline = |step: usize| -> Option<crate::spec::RuleId> {
         let verdict = &replay.steps.get(step.checked_sub(1)?)?.verdict;
@@ -497,15 +241,11 @@ pub fn as_report(replay: &Replay, rerun: String) -> super::Report {
         .enumerate()
         .filter(|(_, (call, _))| call.is_memory())
         .map(|(index, (call, step))| {
-            let findings: Vec<crate::judge::Finding> = step
-                .verdict
-                .divergences
-                .iter()
-                .filter(|d| d.pair == Some(lane))
-                .map(|d| {
-                    let mut finding = d.clone();
+            let findings: Vec<Finding> = findings_in(call, step, lanes)
+                .into_iter()
+                .map(|mut finding| {
                     finding.step = Some(0);
-                    finding.follows = d.cascade_of.and_then(|n| {
+                    finding.follows = finding.cascade_of.and_then(|n| {
                         Some(Cause {
                             rule: headline(n)?,
                             step: Some(n - 1),
@@ -515,10 +255,10 @@ pub fn as_report(replay: &Replay, rerun: String) -> super::Report {
                 })
                 .collect();
             let outcome = match step.verdict.outcome {
-                // Differences above INFO in another lane (the recording's) are not the
-                // backend's: its outcome is its own findings'.
+                // Differences in a lane not followed are not this report's: its outcome is
+                // its own findings'.
                 Outcome::Error => Outcome::Error,
-                _ => CaseResult::graded(&findings, false),
+                _ => CaseResult::graded(&findings, true),
             };
             CaseResult {
                 id: format!("step-{}", index + 1),
@@ -528,7 +268,11 @@ pub fn as_report(replay: &Replay, rerun: String) -> super::Report {
                     .and_then(Value::as_str)
                     .unwrap_or("?")
                     .to_string(),
-                title: call.summary(),
+                // The transcript's line, where the user's editor finds the call.
+                title: match call.line {
+                    Some(line) => format!("{} (line {line})", call.summary()),
+                    None => call.summary(),
+                },
                 level: findings
                     .iter()
                     .map(|f| f.level)
@@ -566,19 +310,124 @@ pub fn as_report(replay: &Replay, rerun: String) -> super::Report {
         backend: replay.backend.clone(),
         revision: replay.revision,
         repro_args: Vec::new(),
-        strict: false,
+        // A SHOULD difference changes the exit code of a replay: the verdict says so too.
+        strict: true,
         results,
         baseline_problems: Vec::new(),
         elapsed: replay.elapsed,
         workers: 1,
-        notes: std::iter::once(format!(
-            "memspec replay {} ({})",
-            replay.transcript.source,
-            replay.transcript.format.describe()
-        ))
-        .chain(replay.planted.iter().cloned())
-        .collect(),
+        notes: notes(replay, fail_on, lanes),
         rerun: Some(rerun),
-        run: super::Run::Replay,
+        run: if replay.check {
+            super::Run::ReplayCheck
+        } else {
+            super::Run::Replay
+        },
+    }
+}
+
+/// What only a replay knows, as the report's notes.
+fn notes(replay: &Replay, fail_on: FailOn, lanes: &[Pair]) -> Vec<String> {
+    let transcript = &replay.transcript;
+    let mut notes = vec![format!(
+        "replayed {} ({}): {}, {} to the memory tool",
+        transcript.source,
+        transcript.format.describe(),
+        super::plural(transcript.calls.len(), "call", "calls"),
+        transcript.memory_calls().count(),
+    )];
+    let recorded_seed = transcript.session.as_ref().and_then(|h| h.seed.as_deref());
+    if let (Some(seed), None) = (recorded_seed, &replay.seed) {
+        notes.push(format!(
+            "recorded with --seed {seed}; without the same seed the folders start empty"
+        ));
+    }
+    notes.extend(replay.planted.iter().map(|note| format!("setup: {note}")));
+    let recorded = transcript.calls.iter().any(|call| call.recorded.is_some());
+    if replay.check {
+        notes.push("--check: any change from the recorded results fails".to_string());
+    } else if !recorded {
+        notes.push("the transcript holds inputs only: the backend alone is graded".to_string());
+    } else {
+        for (name, pair) in [
+            ("backend vs spec", Pair::BackendReference),
+            ("recording vs spec", Pair::RecordedReference),
+        ] {
+            let lane = replay.verdict(pair);
+            let followed = if lanes.contains(&pair) {
+                "followed by the exit code"
+            } else {
+                "not followed by the exit code"
+            };
+            notes.push(format!(
+                "{name} ({followed}): {} — {}",
+                conclusion_words(lane.conclusion),
+                lane.describe()
+            ));
+        }
+        if fail_on == FailOn::Backend {
+            notes.push("--fail-on recording|either makes the exit code follow the recording, its differences shown in full".into());
+        }
+        notes.extend(other_lane(replay, lanes));
+    }
+    let unanswered: Vec<String> = replay
+        .steps
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.verdict.reason.as_deref() == Some(crate::replay::NO_RECORDED_ANSWER))
+        .map(|(i, _)| (i + 1).to_string())
+        .collect();
+    if !unanswered.is_empty() {
+        notes.push(format!(
+            "no recorded answer for {}: step {}",
+            super::plural(unanswered.len(), "call", "calls"),
+            unanswered.join(", ")
+        ));
+    }
+    notes
+}
+
+/// The differences above INFO of the lane the exit code does not follow, one line each up to
+/// [`OTHER_LANE_NAMED`]: a recording that deviated is shown even when the backend is graded.
+fn other_lane(replay: &Replay, lanes: &[Pair]) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut more = 0usize;
+    for (index, (call, step)) in replay
+        .transcript
+        .calls
+        .iter()
+        .zip(&replay.steps)
+        .enumerate()
+    {
+        for finding in step
+            .verdict
+            .divergences
+            .iter()
+            .filter(|d| !lanes.contains(&d.lane()) && d.counts() && d.cascade_of.is_none())
+        {
+            if lines.len() < OTHER_LANE_NAMED {
+                let security = if finding.security { "SECURITY " } else { "" };
+                lines.push(format!(
+                    "{security}{}, step {} {}: {finding}",
+                    finding.lane().label(),
+                    index + 1,
+                    call.summary()
+                ));
+            } else {
+                more += 1;
+            }
+        }
+    }
+    if more > 0 {
+        lines.push(format!("and {more} more of the lane not followed"));
+    }
+    lines
+}
+
+fn conclusion_words(conclusion: Conclusion) -> &'static str {
+    match conclusion {
+        Conclusion::Same => "no MUST or SHOULD difference",
+        Conclusion::Differs => "MUST or SHOULD differences",
+        Conclusion::BackendBroke => "the backend broke",
     }
 }

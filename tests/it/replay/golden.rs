@@ -55,7 +55,7 @@ fn record_then_check_passes_and_a_changed_backend_fails() {
     ]);
     assert_eq!(code, 1, "{stdout}");
     assert!(
-        stdout.contains("Δ step 4 view /memories/suppliers.tsv"),
+        stdout.contains("FAIL step-4\n  view /memories/suppliers.tsv"),
         "{stdout}"
     );
     assert!(
@@ -63,7 +63,7 @@ fn record_then_check_passes_and_a_changed_backend_fails() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("verdict: changed since the recording"),
+        stdout.contains("verdict: CHANGED since the recording"),
         "{stdout}"
     );
 }
@@ -88,7 +88,7 @@ fn report_exit_codes() {
     ]);
     assert_eq!(code, 1, "{stdout}");
     assert!(
-        stdout.contains("✗ step 4 view /memories/suppliers.tsv (line 133) — MUST difference"),
+        stdout.contains("FAIL step-4\n  view /memories/suppliers.tsv (line 133)"),
         "{stdout}"
     );
     // Unreadable: exit 2, naming file and line.

@@ -254,7 +254,7 @@ fn a_folder_seed_is_recorded_as_its_description_links_kept_as_links() {
     std::fs::rename(&folder, files.path("gone")).unwrap_or_else(|e| panic!("{e}"));
     let (code, stdout, stderr) = run(&["replay", &golden.to_string_lossy(), "--check"]);
     assert_eq!(code, 0, "{stdout}{stderr}");
-    assert!(stdout.contains("summary: 4 same"), "{stdout}");
+    assert!(stdout.contains("4 passed, 0 failed"), "{stdout}");
 }
 
 #[test]
