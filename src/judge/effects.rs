@@ -210,20 +210,17 @@ impl Before {
 /// at the effect's rule (at `writes`, `create.writes-file-text`, for a file that holds other
 /// bytes than a step's successful `create` last wrote there), a memory that existed before and is gone as `lost`, what could not be
 /// read as unverified (INFO), and in a store that is not a folder a folder kept only as a
-/// prefix of keys as that store's choice (INFO).
+/// prefix of keys as that store's choice (INFO). `how` says how they were read, for the
+/// messages (`after the steps`, `read back with view after a restart`).
 pub fn judge(
     effects: &[(&Effect, &Graded)],
     witnessed: &[Seen],
     before: &Before,
     writes: &Graded,
     on_folder: bool,
+    how: &str,
 ) -> Vec<Finding> {
     let mut findings = Vec::new();
-    let how = if on_folder {
-        "after the steps"
-    } else {
-        "read back with view after the steps"
-    };
     for (&(effect, graded), seen) in effects.iter().zip(witnessed) {
         // A file that is there with other bytes than a create wrote is that create's fault,
         // whatever the case is about (one that is not there was never written: the case's; and
@@ -550,6 +547,7 @@ mod tests {
             &acknowledged,
             &graded(),
             false,
+            "read back with view after the steps",
         );
         assert_eq!(
             (lost[0].check, lost[0].level, &lost[0].rule),
@@ -568,6 +566,7 @@ mod tests {
             &acknowledged,
             &graded(),
             false,
+            "read back with view after the steps",
         );
         assert!(
             stayed.iter().all(|f| f.check == Check::Effect),
@@ -584,6 +583,7 @@ mod tests {
             &refused,
             &graded(),
             false,
+            "read back with view after the steps",
         );
         assert_eq!(
             (wrong[0].check, wrong[0].level),
@@ -608,7 +608,14 @@ mod tests {
         };
         let kept = effect("/memories/keep.txt", EffectKind::FileText("k".to_string()));
         let missing = [Seen::Missing("gone".to_string())];
-        let chosen = judge(&[(&kept, &decision)], &missing, &before, &graded(), false);
+        let chosen = judge(
+            &[(&kept, &decision)],
+            &missing,
+            &before,
+            &graded(),
+            false,
+            "read back with view after the steps",
+        );
         assert_eq!(
             (chosen[0].check, chosen[0].level),
             (Check::Lost, Level::Info)
@@ -617,7 +624,14 @@ mod tests {
             rule: known::DELETE_REMOVES,
             level: Level::Should,
         };
-        let lost = judge(&[(&kept, &should)], &missing, &before, &graded(), false);
+        let lost = judge(
+            &[(&kept, &should)],
+            &missing,
+            &before,
+            &graded(),
+            false,
+            "read back with view after the steps",
+        );
         assert_eq!((lost[0].check, lost[0].level), (Check::Lost, Level::Must));
     }
 
@@ -633,14 +647,28 @@ mod tests {
         let parent = effect("/memories/a/b", EffectKind::Dir(true));
         let effects = [(&gone, &rule), (&parent, &rule)];
         let witnessed = [Seen::Holds, Seen::Missing("no such folder".to_string())];
-        let keys = judge(&effects, &witnessed, &before, &rule, false);
+        let keys = judge(
+            &effects,
+            &witnessed,
+            &before,
+            &rule,
+            false,
+            "read back with view after the steps",
+        );
         assert_eq!(keys.len(), 1);
         assert_eq!(
             (keys[0].level, &keys[0].rule),
             (Level::Info, &known::KEY_VALUE_FOLDERS)
         );
         // On a folder, the folder was there and is gone: a lost memory, at the rule's level.
-        let folder = judge(&effects, &witnessed, &before, &rule, true);
+        let folder = judge(
+            &effects,
+            &witnessed,
+            &before,
+            &rule,
+            true,
+            "after the steps",
+        );
         assert_eq!(
             (folder[0].check, folder[0].level),
             (Check::Lost, Level::Must)
@@ -652,7 +680,14 @@ mod tests {
             Seen::Missing("gone".to_string()),
             Seen::Missing("gone".to_string()),
         ];
-        let lost = judge(&effects, &witnessed, &before, &rule, false);
+        let lost = judge(
+            &effects,
+            &witnessed,
+            &before,
+            &rule,
+            false,
+            "read back with view after the steps",
+        );
         assert!(lost.iter().all(|f| f.level == Level::Must), "{lost:#?}");
     }
 }

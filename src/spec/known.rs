@@ -165,6 +165,10 @@ pub const CONCURRENCY_NO_LOST_UPDATE: RuleId = RuleId::known("concurrency.no-los
 pub const CONCURRENCY_ONE_CREATE: RuleId = RuleId::known("concurrency.one-create");
 /// Concurrent clients: every read shows a state some order of the calls made.
 pub const CONCURRENCY_REAL_STATES: RuleId = RuleId::known("concurrency.real-states");
+/// A restart on the same store keeps every memory at its path with its bytes.
+pub const PERSISTENCE_RESTART: RuleId = RuleId::known("persistence.restart");
+/// A backend may keep its memories in its process only (a new process starts empty).
+pub const PROCESS_STORE: RuleId = RuleId::known("decide.process-store");
 /// The rule of the lines a `view` with a `view_range` of `end` shows, which are facts (MUST)
 /// whatever the view's wording: [`VIEW_RANGE_TO_END`] for `[start, -1]`, else
 /// [`VIEW_VIEW_RANGE`]. `check`, `replay` and `fuzz` grade ranged views by it.
@@ -193,6 +197,8 @@ pub const ALL: &[RuleId] = &[
     CONCURRENCY_NO_LOST_UPDATE,
     CONCURRENCY_ONE_CREATE,
     CONCURRENCY_REAL_STATES,
+    PERSISTENCE_RESTART,
+    PROCESS_STORE,
     CONFINEMENT,
     NO_HOST_PATHS,
     IS_ERROR_FLAG,

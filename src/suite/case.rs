@@ -72,6 +72,12 @@ pub struct Case {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(with = "Vec<SetupElement>")]
     pub setup: Vec<SetupCall>,
+    /// Whether the backend is restarted between the setup and the steps: stopped as a deploy
+    /// stops it (stdin closed, then its process group killed) and started again on the same
+    /// store, as a later conversation finds it. The effects are then read through the new
+    /// process's own `view`, on a folder too (`restart.*` cases, rule `persistence.restart`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub restart: bool,
     /// The calls under test, in order.
     #[schemars(length(min = 1))]
     pub steps: Vec<Step>,

@@ -86,6 +86,11 @@ pub(super) fn run_calls(
         };
         observe(ledger, call, result)?;
     }
+    if loaded.case.restart {
+        // A later conversation: the process stops as a deploy stops it, and the first step
+        // starts a new one on the same store.
+        session.stop();
+    }
     for (i, step) in loaded.case.steps.iter().enumerate() {
         if let Some(spent) = budget.spent(loaded.case.setup.len() + i) {
             observe(ledger, spent, result)?;
@@ -117,11 +122,12 @@ pub(super) fn run_calls(
         }
     }
     // On a folder the disk is the effects' witness (the backend's `view` is judged as a view by
-    // the cases that view, not a second time here); any other store is asked with its own
-    // `view`.
+    // the cases that view, not a second time here); any other store, and any store after a
+    // restart, is asked with its own `view`.
+    let from_disk = !ledger.effects_through_view();
     let mut seen = Vec::new();
     for (path, expect) in ledger.effect_reads() {
-        seen.push(witness_of(session, on_folder, &path, &expect, result)?);
+        seen.push(witness_of(session, from_disk, &path, &expect, result)?);
     }
     observe(ledger, CaseCall::Effects(seen), result)?;
     Ok(())

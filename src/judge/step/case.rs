@@ -36,6 +36,9 @@ pub struct CaseLedger<'c> {
     /// A step's answer findings, held until its create is read back: the create's fault comes
     /// first, as it happened first.
     held: Vec<Finding>,
+    /// In a restart case, whether the restarted backend's first answer was a listing with no
+    /// entry below `/memories` (an empty store).
+    restarted_empty: bool,
 }
 
 /// One thing a check case's runner observed, in the order it happened.
@@ -129,6 +132,7 @@ impl<'c> CaseLedger<'c> {
             effects: loaded.case.effects.iter().zip(&loaded.effects).collect(),
             choices: Vec::new(),
             held: Vec::new(),
+            restarted_empty: false,
         }
     }
 
@@ -161,6 +165,13 @@ impl<'c> CaseLedger<'c> {
             .filter(|(i, _)| i % stride == 0 || *i == last)
             .map(|(_, file)| file)
             .collect()
+    }
+
+    /// Whether the effects are read through the backend's own `view` rather than the disk: on a
+    /// store that is not a folder, and after a restart on any store, since what a later
+    /// conversation sees is what the new process serves.
+    pub fn effects_through_view(&self) -> bool {
+        !self.on_folder || self.loaded.case.restart
     }
 
     /// The effects to read back after the steps, as (path, what it should hold), in order.
@@ -317,6 +328,14 @@ impl<'c> CaseLedger<'c> {
             )));
         };
         let leaks = confinement::findings(breaches, &loaded.always, Some(index), "in an answer");
+        if loaded.case.restart && index == 0 {
+            self.restarted_empty = !answer.is_error
+                && !answer
+                    .text
+                    .lines()
+                    .skip(1)
+                    .any(|line| line.contains("/memories/"));
+        }
         self.before.wrote(input, answer.is_error);
         let read_back = if answer.is_error {
             None
@@ -427,13 +446,57 @@ impl<'c> CaseLedger<'c> {
     }
 
     fn effects(&self, seen: &[Seen]) -> Vec<Finding> {
+        if let Some(finding) = self.process_store(seen) {
+            return vec![finding];
+        }
+        let how = match (self.loaded.case.restart, self.on_folder) {
+            (true, _) => "read back with view after a restart",
+            (false, true) => "after the steps",
+            (false, false) => "read back with view after the steps",
+        };
         effects::judge(
             &self.effects,
             seen,
             &self.before,
             &self.loaded.writes,
             self.on_folder,
+            how,
         )
+    }
+
+    /// A restart after which the store is empty (its listing shows nothing below `/memories`
+    /// and none of the files the case expects is there), on a store that is not a folder: the
+    /// backend keeps its memories in its process only, its choice (decide.process-store), and
+    /// nothing further is checked. A store that still holds anything lost what is missing; on
+    /// a folder the folder is the store, and what the new process does not serve is lost.
+    fn process_store(&self, seen: &[Seen]) -> Option<Finding> {
+        if !self.loaded.case.restart || self.on_folder || !self.restarted_empty {
+            return None;
+        }
+        let files: Vec<&Seen> = self
+            .effects
+            .iter()
+            .zip(seen)
+            .filter(|((effect, _), _)| {
+                !matches!(effect.expect, EffectKind::Absent(_) | EffectKind::Dir(_))
+            })
+            .map(|(_, seen)| seen)
+            .collect();
+        let none = !files.is_empty() && files.iter().all(|s| matches!(s, Seen::Missing(_)));
+        none.then(|| {
+            Finding::new(
+                Check::Effect,
+                Level::Info,
+                known::PROCESS_STORE,
+                format!(
+                    "after a restart on the same store, none of the {} the setup made is there: the backend keeps its memories in its process only, so a later conversation starts with none (nothing further checked)",
+                    match files.len() {
+                        1 => "1 memory".to_string(),
+                        n => format!("{n} memories"),
+                    }
+                ),
+            )
+        })
     }
 
     fn ended(&self, mut findings: Vec<Finding>, broke: Option<&Fault>) -> Judgement {
