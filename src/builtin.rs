@@ -25,6 +25,7 @@ pub const CASES: &[(&str, &str)] = &[
     ("malformed.json", include_str!("../cases/malformed.json")),
     ("paths.json", include_str!("../cases/paths.json")),
     ("rename.json", include_str!("../cases/rename.json")),
+    ("restart.json", include_str!("../cases/restart.json")),
     ("scale.json", include_str!("../cases/scale.json")),
     (
         "str-replace.json",

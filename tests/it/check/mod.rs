@@ -15,6 +15,7 @@ mod lineages;
 mod mechanics;
 mod outputs;
 mod reports;
+mod restart;
 mod traps;
 
 use std::collections::BTreeMap;
