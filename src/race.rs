@@ -281,6 +281,38 @@ fn delete_create(first: &mut Session, others: &mut [Session], spec: &Spec, tag: 
     Ok((clients + 3, judged(race, spec)?, log))
 }
 
+/// Why the races were not run on a backend whose processes each keep their own store.
+const NOT_SHARED: &str = "the backend's processes do not share one store (a file one process created was not there for another, as with a store kept in each process), so no two of them can race on it";
+
+/// Whether the clients share one store: a file the first creates is there for the second to
+/// view. `Err` says why they do not: each process keeps its own store (a dict), or a second
+/// process cannot serve the store at all (a database one process locks); either way races
+/// would show nothing about concurrent clients. A fault of the harness stays a fault.
+pub fn shares_store(
+    sessions: &mut [Session],
+    rng: &mut Rng,
+) -> Result<Result<(), String>, RaceError> {
+    let tag = rng.below(1_000_000);
+    let path = format!("/memories/race{tag}/shared.txt");
+    let text = format!("one store for every client {tag}");
+    let [first, second, ..] = sessions else {
+        return Err(Fault::Harness("a race needs two clients".to_string()));
+    };
+    setup(
+        first,
+        json!({"command": "create", "path": path, "file_text": format!("{text}\n")}),
+    )?;
+    match call(second, json!({"command": "view", "path": path})) {
+        Ok(seen) if !seen.is_error && seen.text.contains(&text) => Ok(Ok(())),
+        Ok(_) => Ok(Err(NOT_SHARED.to_string())),
+        Err(Fault::Harness(why)) => Err(Fault::Harness(why)),
+        Err(fault) => Ok(Err(format!(
+            "a second process of the backend on the same store broke ({}), so no two of them can race on it",
+            fault.to_string().lines().next().unwrap_or_default()
+        ))),
+    }
+}
+
 /// Rounds of each race in `check --clients N`: a race shows only when the calls meet, so each is
 /// run more than once.
 pub const CHECK_ROUNDS: usize = 3;
@@ -299,8 +331,21 @@ pub fn check_results(
     use crate::judge::grade::{CaseResult, Outcome};
     // One set of processes for every race and round: a Python backend's start-up (importing
     // its SDK) costs more than the races themselves. Each race works on paths of its own.
-    let mut sessions = start_clients(backend, clients, timeouts);
     let mut rng = Rng::new(1);
+    // `Ok(Err(why))`: the clients share no store, and the races are skipped for that reason.
+    let mut sessions = start_clients(backend, clients, timeouts).and_then(|mut sessions| {
+        match shares_store(&mut sessions, &mut rng) {
+            Ok(Ok(())) => Ok(Ok(sessions)),
+            Ok(Err(why)) => {
+                discard(sessions);
+                Ok(Err(why))
+            }
+            Err(fault) => {
+                discard(sessions);
+                Err(fault)
+            }
+        }
+    });
     let results = races
         .iter()
         .map(|race| {
@@ -308,9 +353,17 @@ pub fn check_results(
             let mut outcome = Outcome::Pass;
             let mut reason = None;
             let mut findings = Vec::new();
+            if let Ok(Err(why)) = &sessions {
+                outcome = Outcome::Skip;
+                reason = Some(why.clone());
+            }
             for _ in 0..CHECK_ROUNDS {
+                if outcome == Outcome::Skip {
+                    break;
+                }
                 let raced = match sessions.as_mut() {
-                    Ok(sessions) => run(race, sessions, spec, &mut rng),
+                    Ok(Ok(sessions)) => run(race, sessions, spec, &mut rng),
+                    Ok(Err(_)) => break,
                     Err(fault) => Err(fault.clone()),
                 };
                 match raced {
@@ -368,7 +421,7 @@ pub fn check_results(
             }
         })
         .collect();
-    if let Ok(sessions) = sessions {
+    if let Ok(Ok(sessions)) = sessions {
         discard(sessions);
     }
     results

@@ -21,6 +21,11 @@ import crypto from 'node:crypto';
 
 const ROOT = '/memories';
 const COMMANDS = ['view', 'create', 'str_replace', 'insert', 'delete', 'rename'];
+// The writers' lock (see FolderMemory.locked), a wait of a few milliseconds between tries, and
+// the age past which a lock is a dead holder's.
+const LOCK_NAME = '.memory-lock';
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+const LOCK_STALE_MS = 10_000;
 const MAX_LINES = 999_999;
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
 
@@ -117,7 +122,35 @@ export class FolderMemory {
     if (!COMMANDS.includes(command)) {
       throw new CommandError(`Error: Unknown command \`${command}\`. Valid commands are: ${COMMANDS.join(', ')}.`);
     }
-    return this[command](input);
+    if (command === 'view') return this.view(input);
+    return this.locked(() => this[command](input));
+  }
+
+  // One writer at a time, across processes too: str_replace and insert read the file, edit it
+  // and write it back, and two agents doing that at once would each undo the other's edit. Node
+  // has no flock, so the lock is a hidden folder (never listed) that only one process can make;
+  // one older than LOCK_STALE_MS was left by a holder that died, and is taken over.
+  locked(work) {
+    const lock = path.join(this.folder, LOCK_NAME);
+    for (;;) {
+      try {
+        fs.mkdirSync(lock);
+        break;
+      } catch (e) {
+        if (e.code !== 'EEXIST') throw e;
+        try {
+          if (Date.now() - fs.statSync(lock).mtimeMs > LOCK_STALE_MS) fs.rmdirSync(lock);
+        } catch {
+          // Released (or taken over) meanwhile: try again.
+        }
+        Atomics.wait(PAUSE, 0, 0, 2);
+      }
+    }
+    try {
+      return work();
+    } finally {
+      fs.rmdirSync(lock);
+    }
   }
 
   field(input, name, kind, optional = false) {

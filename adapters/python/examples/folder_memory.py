@@ -19,6 +19,7 @@ mistake real backends make; memspec names the rule each one breaks.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import stat
@@ -115,7 +116,17 @@ class FolderMemory:
             raise CommandError(f"Error: Parameter `command` must be a string, got {_type_name(command)}.")
         if command not in COMMANDS:
             raise CommandError(f"Error: Unknown command `{command}`. Valid commands are: {', '.join(COMMANDS)}.")
-        return getattr(self, command)(tool_input)
+        if command == "view":
+            return self.view(tool_input)
+        # One writer at a time, across processes too: str_replace and insert read the file, edit
+        # it and write it back, and two agents doing that at once would each undo the other's
+        # edit. The lock is on the folder itself (released when the descriptor is closed).
+        lock = os.open(self.folder, os.O_RDONLY)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            return getattr(self, command)(tool_input)
+        finally:
+            os.close(lock)
 
     @staticmethod
     def _field(tool_input: dict, name: str, kind: type, optional: bool = False) -> Any:

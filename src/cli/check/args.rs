@@ -14,6 +14,11 @@ const DEFAULT_STARTUP_TIMEOUT: Seconds = Seconds(memspec::backend::DEFAULT_START
 /// `--case-budget` when not given.
 const DEFAULT_CASE_BUDGET: Seconds = Seconds(runner::DEFAULT_CASE_BUDGET);
 
+/// The processes `check` races by default: two, a few rounds of each race (`--clients 1` runs
+/// none). Claude issues parallel tool calls and several agents share a store, so a lost
+/// acknowledged write is looked for in every run.
+pub(crate) const DEFAULT_CLIENTS: usize = 2;
+
 #[derive(Debug, clap::Args)]
 pub(crate) struct CheckArgs {
     #[command(flatten)]
@@ -46,8 +51,9 @@ pub(crate) struct CheckArgs {
     /// After the cases, race this many processes of the backend on one store (creates of one
     /// path, edits of one file, a rename against views, a delete against a create), reported
     /// as `race.*` results under the `concurrency.*` rules (a lost acknowledged write is MUST,
-    /// the rest SHOULD).
-    #[arg(long, default_value_t = 1, value_parser = cli::at_least_one)]
+    /// the rest SHOULD). 1 runs no race. A backend whose processes do not share a store (a
+    /// dict in each) has its races skipped, saying so.
+    #[arg(long, default_value_t = DEFAULT_CLIENTS, value_parser = cli::at_least_one)]
     pub(crate) clients: usize,
     /// Seconds added to the first call of each backend process, for it to start.
     #[arg(long, default_value_t = DEFAULT_STARTUP_TIMEOUT, value_parser = cli::seconds)]
@@ -100,7 +106,7 @@ pub(super) fn repro_args(args: &CheckArgs, target: &Target) -> Vec<String> {
     if let Some(revision) = args.dirs.revision {
         repro.extend(["--revision".to_string(), revision.to_string()]);
     }
-    if args.clients > 1 {
+    if args.clients != DEFAULT_CLIENTS {
         repro.extend(["--clients".to_string(), args.clients.to_string()]);
     }
     // A slow backend's case reruns only with the time it was given: without them, the rerun

@@ -14,6 +14,7 @@ mod independent;
 mod lineages;
 mod mechanics;
 mod outputs;
+mod races;
 mod reports;
 mod restart;
 mod traps;

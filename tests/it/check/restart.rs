@@ -60,8 +60,9 @@ fn a_store_kept_between_processes_passes_and_one_in_the_process_is_its_choice() 
     let run = restart("correct", false);
     assert_eq!(run.code, 0, "{}", run.describe());
     assert_eq!(outcomes(&run), ["info"], "{}", run.describe());
-    let results = run.json()["results"].clone();
-    for result in results.as_array().into_iter().flatten() {
+    let results = run.results();
+    assert_eq!(results.len(), 5, "{}", run.describe());
+    for result in &results {
         let rules: Vec<&str> = result["findings"]
             .as_array()
             .into_iter()
