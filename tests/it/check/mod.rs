@@ -168,6 +168,18 @@ pub fn check(
     run_command(&mut command)
 }
 
+/// `memspec check --format json --backend BACKEND ARGS`, the SQLite files of the key-value test
+/// backends (`--shared`) in a folder of this run's own.
+pub fn check_kv(backend: &str, args: &[&str]) -> Run {
+    let kv = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    run_command(
+        memspec()
+            .env("MEMSPEC_KV_DIR", kv.path())
+            .args(["check", "--format", "json", "--backend", backend])
+            .args(args),
+    )
+}
+
 /// The processes whose command line contains `token`.
 pub fn processes_with(token: &str) -> Vec<i32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {

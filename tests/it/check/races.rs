@@ -3,25 +3,11 @@
 //! store that one process at a time may open. Those are skipped with the reason, never run
 //! against two stores nor reported as a backend that broke.
 
-use super::{Run, backend, bin, memspec, root, run_command};
+use super::{Run, backend, bin, check_kv, root};
 
 /// `memspec check --area races` on `backend`, with `args`.
 fn races(backend: &str, args: &[&str]) -> Run {
-    let kv = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    run_command(
-        memspec()
-            .env("MEMSPEC_KV_DIR", kv.path())
-            .args([
-                "check",
-                "--format",
-                "json",
-                "--area",
-                "races",
-                "--backend",
-                backend,
-            ])
-            .args(args),
-    )
+    check_kv(backend, &[&["--area", "races"], args].concat())
 }
 
 /// Each race's id, outcome and reason: the four of them, whatever else ran.

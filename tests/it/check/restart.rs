@@ -3,27 +3,17 @@
 //! of `tests/backends/kv/` with `--shared` keep a SQLite store between processes; without it
 //! they keep a dict, a store in the process only.
 
-use super::{Run, bin, memspec, root, run_command};
+use super::{Run, bin, check_kv, memspec, root, run_command};
 
 /// `memspec check --area restart` on `tests/backends/kv/<name>.py` (with `--shared` when
 /// `shared`), its SQLite files in a folder of the test's own.
 fn restart(name: &str, shared: bool) -> Run {
-    let kv = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let script = root().join("tests/backends/kv").join(format!("{name}.py"));
     let shared = if shared { " --shared" } else { "" };
     let backend = format!("python3 {}{shared} {{memories}}", script.display());
-    run_command(
-        memspec()
-            .env("MEMSPEC_KV_DIR", kv.path())
-            .args([
-                "check",
-                "--format",
-                "json",
-                "--no-recheck",
-                "--area",
-                "restart",
-            ])
-            .args(["--not-on-folder", "--backend", &backend]),
+    check_kv(
+        &backend,
+        &["--no-recheck", "--area", "restart", "--not-on-folder"],
     )
 }
 
