@@ -167,6 +167,10 @@ const SLASHED: u64 = 12;
 /// Percent of the file views sent as a range to the end of the file.
 const TO_THE_END: u64 = 15;
 
+/// Percent of the look-alikes made as a name a store of keys may merge with an existing one
+/// (see [`merged_twin`]).
+const MERGED: u64 = 30;
+
 /// The generator of one run.
 #[derive(Debug)]
 pub struct Generator {
@@ -394,6 +398,14 @@ impl Generator {
         let Some(path) = self.existing(model) else {
             return self.new_path(model);
         };
+        // From the forms' stream, so that the main one (and every seed's sequence) stays.
+        if self.forms.chance(MERGED) {
+            let twins = merged_twins(&path);
+            if !twins.is_empty() {
+                let pick = self.forms.below(twins.len());
+                return twins[pick].clone();
+            }
+        }
         let (parent, name) = path.rsplit_once('/').unwrap_or((ROOT, "a"));
         let parent = if parent.is_empty() { ROOT } else { parent };
         let twin = match self.rng.below(8) {
@@ -588,6 +600,32 @@ pub fn long_text(lines: usize) -> String {
         ));
     }
     text
+}
+
+/// The paths a store of keys may take for `path` itself (issue 29's merged keys): the last `/`
+/// made `_` (`/memories/a/b.txt` and `/memories/a_b.txt`), the name in the other Unicode
+/// normalisation (`é` and `e` + U+0301), with a trailing dot or space. Each is a memory of its
+/// own to the reference.
+fn merged_twins(path: &str) -> Vec<String> {
+    let Some((parent, name)) = path.rsplit_once('/') else {
+        return Vec::new();
+    };
+    let mut twins = Vec::new();
+    if parent != ROOT
+        && let Some((grandparent, folder)) = parent.rsplit_once('/')
+    {
+        twins.push(format!("{grandparent}/{folder}_{name}"));
+    }
+    if name.contains('\u{e9}') {
+        twins.push(format!("{parent}/{}", name.replace('\u{e9}', "e\u{301}")));
+    } else if name.contains("e\u{301}") {
+        twins.push(format!("{parent}/{}", name.replace("e\u{301}", "\u{e9}")));
+    }
+    if !name.ends_with(['.', ' ']) {
+        twins.push(format!("{parent}/{name}."));
+        twins.push(format!("{parent}/{name} "));
+    }
+    twins
 }
 
 #[cfg(test)]
