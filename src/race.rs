@@ -298,10 +298,17 @@ pub fn shares_store(
     let [first, second, ..] = sessions else {
         return Err(Fault::Harness("a race needs two clients".to_string()));
     };
-    setup(
-        first,
-        json!({"command": "create", "path": path, "file_text": format!("{text}\n")}),
-    )?;
+    // A store kept elsewhere (a database file, a server) starts without an earlier run's
+    // memories, as every case does.
+    first.start_clean()?;
+    let create = json!({"command": "create", "path": path, "file_text": format!("{text}\n")});
+    let created = call(first, create)?;
+    if created.is_error {
+        return Ok(Err(format!(
+            "the backend refused the create that shows whether its processes share a store ({}), so no race was run",
+            created.text.lines().next().unwrap_or_default()
+        )));
+    }
     match call(second, json!({"command": "view", "path": path})) {
         Ok(seen) if !seen.is_error && seen.text.contains(&text) => Ok(Ok(())),
         Ok(_) => Ok(Err(NOT_SHARED.to_string())),

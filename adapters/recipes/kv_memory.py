@@ -13,8 +13,9 @@ their text as it is, with ``is_error: true``.
 
 from __future__ import annotations
 
+import contextlib
 import urllib.parse
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, ContextManager, Dict, Iterable, List, Optional, Tuple
 
 try:  # The runner recognises its own ToolError; without the SDK, memspec's adapter matches by name.
     from anthropic.lib.tools import ToolError
@@ -80,6 +81,14 @@ class Entries:
     def clear(self) -> None:
         """Remove every entry of this store (memspec's `reset`, between cases)."""
         raise NotImplementedError
+
+    def command(self) -> ContextManager[None]:
+        """One command that changes the store, run alone: its reads and its writes as one unit
+        against every other process on the store. str_replace and insert read a file and write it
+        back; without this, two agents editing one file at once each undo the other's edit (a
+        memory lost, which `memspec check` races two processes to find). A store of one process
+        needs nothing."""
+        return contextlib.nullcontext()
 
 
 # --- small helpers -------------------------------------------------------------------------
@@ -246,7 +255,10 @@ class KVMemoryTool:
         for field in REQUIRED[command]:
             if field not in tool_input:
                 raise ToolError(f"Error: Missing required parameter `{field}` for command `{command}`.")
-        return getattr(self, command)(tool_input)
+        if command == "view":
+            return self.view(tool_input)
+        with self.entries.command():
+            return getattr(self, command)(tool_input)
 
     def clear_all_memory(self) -> str:
         """Empty the store."""

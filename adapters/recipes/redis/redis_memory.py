@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Dict, Iterable, Optional
+from typing import Any, Dict, Iterable, Optional
 
 import redis
 
@@ -76,6 +76,11 @@ class RedisEntries(Entries):
         if put:
             pipe.hset(self.hash, mapping={_key(p): kind.encode() + data for p, (kind, data) in put.items()})
         pipe.execute()
+
+    def command(self) -> Any:
+        """The store's lock (redis-py's `Lock`, a key under the prefix set with NX and an expiry)
+        for the whole command: a MULTI/EXEC makes the writes atomic, not the read before them."""
+        return self.client.lock(f"{self.prefix}lock", timeout=30, blocking_timeout=60)
 
     def clear(self) -> None:
         """Delete every key under this store's prefix (memspec's `reset`), and nothing else."""

@@ -14,11 +14,12 @@ The database lives outside the memories folder: ``$MEMORY_SQLITE_PATH`` if set, 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import sys
 import tempfile
-from typing import Dict, Iterable, Optional
+from typing import Dict, Iterable, Iterator, Optional
 
 # kv_memory.py sits one folder up; copy both files when you take this recipe.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -64,15 +65,35 @@ class SqliteEntries(Entries):
         ).fetchall()
         return {bytes(p).decode("utf-8", "surrogatepass"): (k, bytes(d)) for p, k, d in rows}
 
+    @contextlib.contextmanager
+    def command(self) -> Iterator[None]:
+        """The whole command in one write transaction (`BEGIN IMMEDIATE` takes the database's
+        write lock at once, so its reads see no other writer in between); rolled back when the
+        command refuses or fails."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
     def apply(self, put: Dict[str, Entry], remove: Iterable[str]) -> None:
-        """One transaction: the removals, then the writes."""
+        """One transaction: the removals, then the writes (inside the command's own, when there
+        is one)."""
+        if self.db.in_transaction:
+            self._write(put, remove)
+            return
         with self.db:  # BEGIN … COMMIT, or ROLLBACK on an exception
             self.db.execute("BEGIN IMMEDIATE")
-            self.db.executemany("DELETE FROM entries WHERE path = ?", [(self._key(p),) for p in remove])
-            self.db.executemany(
-                "INSERT OR REPLACE INTO entries (path, kind, data) VALUES (?, ?, ?)",
-                [(self._key(p), kind, data) for p, (kind, data) in put.items()],
-            )
+            self._write(put, remove)
+
+    def _write(self, put: Dict[str, Entry], remove: Iterable[str]) -> None:
+        self.db.executemany("DELETE FROM entries WHERE path = ?", [(self._key(p),) for p in remove])
+        self.db.executemany(
+            "INSERT OR REPLACE INTO entries (path, kind, data) VALUES (?, ?, ?)",
+            [(self._key(p), kind, data) for p, (kind, data) in put.items()],
+        )
 
     def clear(self) -> None:
         """Empty the table (memspec's `reset`)."""

@@ -14,10 +14,20 @@ const DEFAULT_STARTUP_TIMEOUT: Seconds = Seconds(memspec::backend::DEFAULT_START
 /// `--case-budget` when not given.
 const DEFAULT_CASE_BUDGET: Seconds = Seconds(runner::DEFAULT_CASE_BUDGET);
 
-/// The processes `check` races by default: two, a few rounds of each race (`--clients 1` runs
-/// none). Claude issues parallel tool calls and several agents share a store, so a lost
-/// acknowledged write is looked for in every run.
-pub(crate) const DEFAULT_CLIENTS: usize = 2;
+/// The processes `check` races by default with the built-in suite: two, a few rounds of each
+/// race (`--clients 1` runs none). Claude issues parallel tool calls and several agents share a
+/// store, so a lost acknowledged write is looked for in every run. A run of one's own case
+/// files (`--cases`, as fuzz's kept cases are run) is those cases, unless `--clients` is given.
+const DEFAULT_CLIENTS: usize = 2;
+
+/// How many processes race after the cases (1: none).
+pub(crate) fn clients(args: &CheckArgs) -> usize {
+    args.clients.unwrap_or(if args.dirs.cases.is_some() {
+        1
+    } else {
+        DEFAULT_CLIENTS
+    })
+}
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct CheckArgs {
@@ -51,10 +61,11 @@ pub(crate) struct CheckArgs {
     /// After the cases, race this many processes of the backend on one store (creates of one
     /// path, edits of one file, a rename against views, a delete against a create), reported
     /// as `race.*` results under the `concurrency.*` rules (a lost acknowledged write is MUST,
-    /// the rest SHOULD). 1 runs no race. A backend whose processes do not share a store (a
+    /// the rest SHOULD). 1 runs no race. [default: 2 with the built-in suite; 1 with
+    /// --cases, whose cases are the run] A backend whose processes do not share a store (a
     /// dict in each) has its races skipped, saying so.
-    #[arg(long, default_value_t = DEFAULT_CLIENTS, value_parser = cli::at_least_one)]
-    pub(crate) clients: usize,
+    #[arg(long, value_parser = cli::at_least_one)]
+    pub(crate) clients: Option<usize>,
     /// Seconds added to the first call of each backend process, for it to start.
     #[arg(long, default_value_t = DEFAULT_STARTUP_TIMEOUT, value_parser = cli::seconds)]
     pub(crate) startup_timeout: Seconds,
@@ -106,8 +117,8 @@ pub(super) fn repro_args(args: &CheckArgs, target: &Target) -> Vec<String> {
     if let Some(revision) = args.dirs.revision {
         repro.extend(["--revision".to_string(), revision.to_string()]);
     }
-    if args.clients != DEFAULT_CLIENTS {
-        repro.extend(["--clients".to_string(), args.clients.to_string()]);
+    if let Some(clients) = args.clients {
+        repro.extend(["--clients".to_string(), clients.to_string()]);
     }
     // A slow backend's case reruns only with the time it was given: without them, the rerun
     // times out where the run did not (or the other way round).

@@ -56,7 +56,7 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
         },
         baseline: args.baseline.clone(),
         recheck: !args.no_recheck,
-        clients: args.clients,
+        clients: super::args::clients(args),
     };
     let loaded = match check::load(&spec_source, &cases_source, revision) {
         Ok(loaded) => loaded,

@@ -218,6 +218,7 @@ Off by default; without them the backend is exactly as described above.
 """
 
 import errno
+import fcntl
 import json
 import os
 import re
@@ -729,7 +730,17 @@ class Memory:
         for k, required in fields.items():
             if required and k not in inp:
                 raise Fail(f"Invalid tool input: `{k}` is required for the {cmd} command.")
-        return getattr(self, "do_" + cmd)(inp)
+        root = getattr(self.store, "root", None)
+        if cmd == "view" or root is None:
+            return getattr(self, "do_" + cmd)(inp)
+        # A folder shared by several processes (agents) is edited by one at a time: str_replace
+        # and insert read, edit and write back, and two at once would undo each other's edit.
+        lock = os.open(root, os.O_RDONLY)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            return getattr(self, "do_" + cmd)(inp)
+        finally:
+            os.close(lock)
 
     # ---- view
 
