@@ -142,7 +142,7 @@ fn log_answers(log: &mut Vec<String>, calls: &[Vec<Value>], answers: &[Vec<ToolR
                 "client {client}: {} → {}{}",
                 input,
                 if result.is_error { "error: " } else { "" },
-                result.text.lines().next().unwrap_or_default()
+                first_line(&result.text)
             ));
         }
     }
@@ -288,10 +288,7 @@ const NOT_SHARED: &str = "the backend's processes do not share one store (a file
 /// view. `Err` says why they do not: each process keeps its own store (a dict), or a second
 /// process cannot serve the store at all (a database one process locks); either way races
 /// would show nothing about concurrent clients. A fault of the harness stays a fault.
-pub fn shares_store(
-    sessions: &mut [Session],
-    rng: &mut Rng,
-) -> Result<Result<(), String>, RaceError> {
+fn shares_store(sessions: &mut [Session], rng: &mut Rng) -> Result<Result<(), String>, RaceError> {
     let tag = rng.below(1_000_000);
     let path = format!("/memories/race{tag}/shared.txt");
     let text = format!("one store for every client {tag}");
@@ -306,7 +303,7 @@ pub fn shares_store(
     if created.is_error {
         return Ok(Err(format!(
             "the backend refused the create that shows whether its processes share a store ({}), so no race was run",
-            created.text.lines().next().unwrap_or_default()
+            first_line(&created.text)
         )));
     }
     match call(second, json!({"command": "view", "path": path})) {
@@ -315,9 +312,20 @@ pub fn shares_store(
         Err(Fault::Harness(why)) => Err(Fault::Harness(why)),
         Err(fault) => Ok(Err(format!(
             "a second process of the backend on the same store broke ({}), so no two of them can race on it",
-            fault.to_string().lines().next().unwrap_or_default()
+            first_line(&fault.to_string())
         ))),
     }
+}
+
+/// The first line of a text a backend sent, at most 200 characters: what a log line or a
+/// reason quotes of an answer that may be as long as a file.
+fn first_line(text: &str) -> String {
+    text.split('\n')
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .take(200)
+        .collect()
 }
 
 /// Rounds of each race in `check --clients N`: a race shows only when the calls meet, so each is
@@ -365,9 +373,6 @@ pub fn check_results(
                 reason = Some(why.clone());
             }
             for _ in 0..CHECK_ROUNDS {
-                if outcome == Outcome::Skip {
-                    break;
-                }
                 let raced = match sessions.as_mut() {
                     Ok(Ok(sessions)) => run(race, sessions, spec, &mut rng),
                     Ok(Err(_)) => break,
