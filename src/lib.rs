@@ -10,6 +10,7 @@
 //!   `record`) and `memspec fuzz`: what to run, in which order; fuzz beside check, not above it.
 //!   They emit [`events`] and never render: the report does.
 //! - [`race`]: several clients on one store, the engine `check` and `fuzz` both run.
+//! - [`crash`]: a write killed at each point of its work, then a restart (`check --crash`).
 //! - [`events`]: the stream every engine emits (started, a case or a step done) into a sink.
 //! - [`serve`]: the reference backend served over protocol v1.
 //! - [`judge`]: THE judge: findings, outcomes, the witness, grading by a revision's rules,
@@ -31,6 +32,8 @@
 pub mod backend;
 pub mod builtin;
 pub mod check;
+#[cfg(target_os = "linux")]
+pub mod crash;
 pub mod diff;
 pub mod events;
 pub mod exec;

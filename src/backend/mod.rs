@@ -55,6 +55,11 @@ pub trait Backend: Send {
     fn unread_output(&mut self) -> Option<String> {
         None
     }
+    /// The id of the process group the backend's processes run in (its own, made by `setsid`),
+    /// for tracing and killing them; `None` for a backend in memspec's own process.
+    fn process_group(&self) -> Option<i32> {
+        None
+    }
 }
 
 /// How a backend broke: every variant is a verdict about one case, never a harness crash.

@@ -36,6 +36,9 @@ pub struct CheckConfig {
     /// With 2 or more, the races of [`crate::race`] are run after the cases, with this
     /// many processes of the backend on one store, and reported as `race.*` results.
     pub clients: usize,
+    /// Whether the crash lane of [`crate::crash`] runs after the cases (`--crash`, or
+    /// `--area crash`), reported as `crash.*` results.
+    pub crash: bool,
 }
 
 /// The least time a recheck may take: it starts no case once as long as the run itself took
@@ -117,9 +120,15 @@ fn rule_hint(similar: &[String], total: usize) -> String {
 
 /// Refuses a selection value that matches no case on its own: a typo in `--area` or `--rule`
 /// should name the known values, not report an empty selection.
-fn validate(selection: &Selection, suite: &Suite, races: bool) -> Result<(), SelectionError> {
-    // With `--clients N` the races are results too: their area, rules and ids select.
-    let race_ids: Vec<String> = if races {
+fn validate(
+    selection: &Selection,
+    suite: &Suite,
+    races: bool,
+    crash: bool,
+) -> Result<(), SelectionError> {
+    // With `--clients N` the races are results too, and with `--crash` the crash scenarios:
+    // their areas, rules and ids select.
+    let mut lane_ids: Vec<String> = if races {
         crate::race::RACES
             .iter()
             .map(|r| format!("race.{r}"))
@@ -127,9 +136,15 @@ fn validate(selection: &Selection, suite: &Suite, races: bool) -> Result<(), Sel
     } else {
         Vec::new()
     };
+    if crash {
+        lane_ids.extend(crash_ids());
+    }
     let mut areas: BTreeSet<&str> = suite.cases.iter().map(|c| c.area.as_str()).collect();
     if races {
         areas.insert("races");
+    }
+    if crash {
+        areas.insert("crash");
     }
     if let Some(area) = selection.areas.iter().find(|a| !areas.contains(a.as_str())) {
         return Err(SelectionError::UnknownArea {
@@ -144,6 +159,9 @@ fn validate(selection: &Selection, suite: &Suite, races: bool) -> Result<(), Sel
         .collect();
     if races {
         rules.extend(crate::spec::known::RACE_RULES.iter().map(|r| r.as_str()));
+    }
+    if crash {
+        rules.extend(crate::spec::known::CRASH_RULES.iter().map(|r| r.as_str()));
     }
     if let Some(rule) = selection.rules.iter().find(|r| !rules.contains(r.as_str())) {
         let prefix = rule.split('.').next().unwrap_or_default();
@@ -160,13 +178,42 @@ fn validate(selection: &Selection, suite: &Suite, races: bool) -> Result<(), Sel
     }
     if let Some(pattern) = selection.ids.iter().find(|p| {
         !suite.cases.iter().any(|c| runner::glob(p, &c.case.id))
-            && !race_ids.iter().any(|id| runner::glob(p, id))
+            && !lane_ids.iter().any(|id| runner::glob(p, id))
     }) {
         return Err(SelectionError::NoCaseId {
             pattern: pattern.clone(),
         });
     }
     Ok(())
+}
+
+/// The backend the crash lane kills: the reference runs as `memspec serve`, a process of its
+/// own, since the one in memspec's process cannot be killed.
+fn crash_backend(backend: &BackendSpec) -> BackendSpec {
+    match backend {
+        BackendSpec::Reference(revision) => {
+            let exe = std::env::current_exe()
+                .map_or_else(|_| "memspec".to_string(), |p| p.display().to_string());
+            BackendSpec::command(
+                &format!(
+                    "'{}' serve {{memories}} --revision {}",
+                    exe.replace('\'', r"'\''"),
+                    revision.id()
+                ),
+                Some(true),
+            )
+            .with_label("reference (memspec serve)")
+        }
+        other => other.clone(),
+    }
+}
+
+/// The ids of the crash lane's scenarios.
+fn crash_ids() -> Vec<String> {
+    crate::crash::scenario::all()
+        .iter()
+        .map(|s| format!("crash.{}", s.id))
+        .collect()
 }
 
 /// The loaded spec and suite.
@@ -225,8 +272,17 @@ pub fn check(
         .as_deref()
         .map(|path| Baseline::read_for(path, revision))
         .transpose()?;
-    validate(&config.selection, &loaded.suite, config.clients > 1)?;
+    let crash = config.crash || config.selection.asks_for_crash();
+    validate(&config.selection, &loaded.suite, config.clients > 1, crash)?;
     let selected = config.selection.apply(&loaded.suite);
+    let crashes: Vec<String> = if crash {
+        crash_ids()
+            .into_iter()
+            .filter(|id| config.selection.selects_crash(id))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let races: Vec<&str> = if config.clients > 1 {
         crate::race::RACES
             .into_iter()
@@ -235,7 +291,7 @@ pub fn check(
     } else {
         Vec::new()
     };
-    if selected.is_empty() && races.is_empty() {
+    if selected.is_empty() && races.is_empty() && crashes.is_empty() {
         return Err(CheckError::EmptySelection {
             total: loaded.suite.cases.len(),
         });
@@ -277,6 +333,20 @@ pub fn check(
             &loaded.spec,
             timeouts,
             config.options.strict,
+        ));
+    }
+    if !crashes.is_empty() {
+        let timeouts = crate::backend::Timeouts {
+            call: config.options.timeout,
+            startup: config.options.startup,
+        };
+        results.extend(crate::crash::check_results(
+            &crash_backend(&config.backend),
+            &|id| crashes.iter().any(|c| c == id),
+            &loaded.spec,
+            timeouts,
+            config.options.strict,
+            config.options.jobs,
         ));
     }
     let baseline_problems = match &baseline {

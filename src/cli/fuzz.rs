@@ -194,6 +194,7 @@ fn confirm(
             baseline: None,
             recheck: false,
             clients: 1,
+            crash: false,
         };
         let run = check::check(&config, &loaded, &Quiet)
             .map_err(|e| format!("cannot run the kept case: {e}"))?;

@@ -12,6 +12,8 @@ pub mod fs;
 pub mod plant;
 pub mod sandbox;
 pub mod session;
+#[cfg(target_os = "linux")]
+pub mod trace;
 pub mod tree;
 pub mod watch;
 

@@ -353,6 +353,18 @@ impl Session {
             .map_or(self.exited_unread, |b| b.exited_unread())
     }
 
+    /// Whether the backend keeps its memories in the sandbox's folder, so that the disk is a
+    /// witness of its store.
+    pub fn sandbox_is_store(&self) -> bool {
+        self.spec.runs_on_folder()
+    }
+
+    /// The running backend's process group (started first when there is none); `None` when the
+    /// backend runs in memspec's own process.
+    pub fn process_group(&mut self) -> Result<Option<i32>, Fault> {
+        Ok(self.running()?.process_group())
+    }
+
     /// Stops the process (its whole group); the sandbox stays, for a restart or a look.
     pub fn stop(&mut self) -> Stopped {
         let Some(mut backend) = self.backend.take() else {

@@ -308,18 +308,23 @@ pub fn open_file(dir: &Dir, name: &str) -> Result<(cap_std::fs::File, u64), Read
 }
 
 /// Writes `bytes` to a new hidden temp file in `dir`, fsynced, and returns its name.
-fn write_temp(dir: &Dir, bytes: &[u8]) -> io::Result<String> {
+/// A hidden name for a temp file or a folder being deleted. The process id makes names unlikely
+/// to collide with another process's; it is asked once (a `getpid` per write otherwise).
+/// O_EXCL (or `RENAME_NOREPLACE`) is what guarantees a fresh entry: a name taken anyway, even by
+/// a forked child that kept this id, only moves on to the next number.
+fn temp_name() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    // The process id makes names unlikely to collide with another process's; it is asked once
-    // (a `getpid` per write otherwise). O_EXCL is what guarantees a fresh file: a name taken
-    // anyway, even by a forked child that kept this id, only moves on to the next number.
     static PID: OnceLock<u32> = OnceLock::new();
     let pid = *PID.get_or_init(std::process::id);
+    format!(
+        "{TEMP_PREFIX}{pid}-{}",
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+fn write_temp(dir: &Dir, bytes: &[u8]) -> io::Result<String> {
     loop {
-        let name = format!(
-            "{TEMP_PREFIX}{pid}-{}",
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        );
+        let name = temp_name();
         let mut options = OpenOptions::new();
         options
             .write(true)
@@ -344,7 +349,15 @@ pub fn replace_file(dir: &Dir, name: &str, bytes: &[u8]) -> io::Result<()> {
     let temp = write_temp(dir, bytes)?;
     dir.rename(&temp, dir, name).inspect_err(|_| {
         let _ = dir.remove_file(&temp);
-    })
+    })?;
+    sync_dir(dir);
+    Ok(())
+}
+
+/// Flushes a folder's entries (a name added, moved or removed) to disk, as the file's own bytes
+/// were: best effort, since a folder that cannot be synced has still been changed.
+fn sync_dir(dir: &Dir) {
+    let _ = rustix::fs::fsync(dir);
 }
 
 /// Atomically creates `name` in `dir` with `bytes`; fails with `AlreadyExists` if anything,
@@ -365,15 +378,34 @@ pub fn rename_no_replace(from: &Dir, from_name: &str, to: &Dir, to_name: &str) -
         to_name,
         RenameFlags::NOREPLACE,
     )
-    .map_err(io::Error::from)
+    .map_err(io::Error::from)?;
+    sync_dir(to);
+    sync_dir(from);
+    Ok(())
 }
 
 /// Deletes `name` in `dir`: a file or a link is unlinked (a link's target is untouched), a folder
 /// is removed with everything in it.
+///
+/// A folder is first renamed to a hidden temp name, in one step, and removed from there: killed
+/// mid-way, the delete has happened whole (what is left is hidden, never listed), not half.
 pub fn delete(dir: &Dir, name: &str, kind: Occupant) -> io::Result<()> {
     match kind {
-        Occupant::Dir => walk_tree(dir, OsStr::new(name), &mut Remove),
-        _ => dir.remove_file_or_symlink(name),
+        Occupant::Dir => {
+            let mut doomed = temp_name();
+            loop {
+                match rename_no_replace(dir, name, dir, &doomed) {
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => doomed = temp_name(),
+                    done => break done?,
+                }
+            }
+            walk_tree(dir, OsStr::new(&doomed), &mut Remove)
+        }
+        _ => {
+            dir.remove_file_or_symlink(name)?;
+            sync_dir(dir);
+            Ok(())
+        }
     }
 }
 

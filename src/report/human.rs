@@ -24,7 +24,11 @@ pub struct Detail {
 /// Renders the report as text for a terminal or a CI log.
 pub fn render(report: &Report, spec: &Spec, detail: Detail) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{}\n", verdict_line(report));
+    let _ = writeln!(out, "{}", verdict_line(report));
+    if let Some(crash) = report.crash_line() {
+        let _ = writeln!(out, "{crash}");
+    }
+    let _ = writeln!(out);
     lineages(&mut out, report);
     root_causes(&mut out, report);
     // What the baseline accepts is known and unchanged: only what changed is shown, or a run
@@ -174,6 +178,9 @@ pub fn render_summary(report: &Report) -> String {
     summary(&mut out, report);
     recap(&mut out, report);
     let _ = writeln!(out, "{}", verdict_line(report));
+    if let Some(crash) = report.crash_line() {
+        let _ = writeln!(out, "{crash}");
+    }
     out
 }
 
@@ -599,7 +606,8 @@ fn summary(out: &mut String, report: &Report) {
 pub(crate) fn verdict_line(report: &Report) -> String {
     let counts = report.counts();
     let count = |o: Outcome| counts.get(&o).copied().unwrap_or(0);
-    let verdict = match report.verdict() {
+    // The crash lane has its own line (`Report::crash_line`).
+    let verdict = match report.spec_verdict() {
         // A golden file is compared with, not graded by the spec.
         Verdict::Conformant if report.run == super::Run::ReplayCheck => {
             "unchanged since the recording".to_string()
@@ -650,6 +658,12 @@ fn harm_note(report: &Report) -> String {
         causes
             .iter()
             .filter(|c| c.harm == harm && c.level != crate::spec::Level::Info)
+            // The crash lane's losses are said on its own line.
+            .filter(|c| {
+                !crate::spec::known::CRASH_RULES
+                    .iter()
+                    .any(|r| r.as_str() == c.rule.as_str())
+            })
             .map(|c| format!("{} ({})", c.rule, counted(report, c.cases)))
             .collect()
     };

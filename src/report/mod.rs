@@ -296,7 +296,60 @@ impl Report {
 
     /// The run's verdict. Results accepted by the baseline do not count.
     pub fn verdict(&self) -> Verdict {
-        let open = self.results.iter().filter(|r| r.baselined.is_none());
+        self.verdict_where(|_| true)
+    }
+
+    /// The verdict on the spec: the run's, leaving out the crash lane, which has a line of its
+    /// own ([`Report::crash_line`]).
+    pub fn spec_verdict(&self) -> Verdict {
+        self.verdict_where(|r| r.area != CRASH_AREA)
+    }
+
+    /// `survives crashes: …`, when the crash lane ran: yes, NO with the first loss, or why it
+    /// could not say.
+    pub fn crash_line(&self) -> Option<String> {
+        let crashes: Vec<&CaseResult> = self
+            .results
+            .iter()
+            .filter(|r| r.area == CRASH_AREA)
+            .collect();
+        if crashes.is_empty() {
+            return None;
+        }
+        let first = |outcome: Outcome| crashes.iter().find(|r| r.outcome == outcome);
+        let said = if let Some(failed) = first(Outcome::Fail).or_else(|| first(Outcome::Warn)) {
+            let finding = crate::judge::worst(&failed.findings);
+            let why = finding.map_or("", |f| f.message.as_str());
+            let shown: String = why.chars().take(240).collect();
+            let more = if shown.len() < why.len() { "…" } else { "" };
+            format!("NO, memories LOST: {shown}{more}")
+        } else if let Some(broke) = first(Outcome::Error) {
+            format!(
+                "the backend BROKE in {}: {}",
+                broke.id,
+                broke.reason.as_deref().unwrap_or("no reason given")
+            )
+        } else if crashes.iter().all(|r| r.outcome == Outcome::Skip) {
+            format!(
+                "not checked: {}",
+                crashes[0].reason.as_deref().unwrap_or("no reason given")
+            )
+        } else {
+            let ran = crashes
+                .iter()
+                .filter(|r| r.outcome != Outcome::Skip)
+                .count();
+            format!("yes ({ran} writes, each killed at every storage call and after its answer)")
+        };
+        Some(format!("survives crashes: {said}"))
+    }
+
+    fn verdict_where(&self, keep: impl Fn(&CaseResult) -> bool) -> Verdict {
+        let open = self
+            .results
+            .iter()
+            .filter(|r| keep(r))
+            .filter(|r| r.baselined.is_none());
         let worst = open.map(|r| r.outcome).max().unwrap_or(Outcome::Pass);
         if worst == Outcome::Error {
             Verdict::BackendBroke
@@ -376,6 +429,9 @@ impl Report {
         }
     }
 }
+
+/// The area of the crash lane's results (`check --crash`).
+pub const CRASH_AREA: &str = "crash";
 
 /// Failed and broken cases a baseline accepts: a run matching it exits 0, but is conformant
 /// only with the baseline's say-so, and reports say so.

@@ -169,6 +169,12 @@ pub const CONCURRENCY_REAL_STATES: RuleId = RuleId::known("concurrency.real-stat
 pub const PERSISTENCE_RESTART: RuleId = RuleId::known("persistence.restart");
 /// A backend may keep its memories in its process only (a new process starts empty).
 pub const PROCESS_STORE: RuleId = RuleId::known("decide.process-store");
+/// A write killed at any point leaves its state before or after, whole (the crash lane).
+pub const DURABILITY_CRASH: RuleId = RuleId::known("durability.crash");
+/// After a crash, nothing but memories shows in a listing (the crash lane).
+pub const DURABILITY_CRASH_LEFTOVERS: RuleId = RuleId::known("durability.crash-leftovers");
+/// Whether a write is flushed to disk before its answer (the crash lane, INFO).
+pub const DECIDE_CRASH_FSYNC: RuleId = RuleId::known("decide.crash-fsync");
 /// The rule of the lines a `view` with a `view_range` of `end` shows, which are facts (MUST)
 /// whatever the view's wording: [`VIEW_RANGE_TO_END`] for `[start, -1]`, else
 /// [`VIEW_VIEW_RANGE`]. `check`, `replay` and `fuzz` grade ranged views by it.
@@ -188,6 +194,13 @@ pub static RACE_RULES: [RuleId; 3] = [
     CONCURRENCY_REAL_STATES,
 ];
 
+/// The rules the crash lane (`check --crash`) checks; no case of the suite does.
+pub static CRASH_RULES: [RuleId; 3] = [
+    DURABILITY_CRASH,
+    DURABILITY_CRASH_LEFTOVERS,
+    DECIDE_CRASH_FSYNC,
+];
+
 /// Every id above; a spec without one of them is refused.
 pub const ALL: &[RuleId] = &[
     VIEW_VIEW_RANGE,
@@ -199,6 +212,9 @@ pub const ALL: &[RuleId] = &[
     CONCURRENCY_REAL_STATES,
     PERSISTENCE_RESTART,
     PROCESS_STORE,
+    DURABILITY_CRASH,
+    DURABILITY_CRASH_LEFTOVERS,
+    DECIDE_CRASH_FSYNC,
     CONFINEMENT,
     NO_HOST_PATHS,
     IS_ERROR_FLAG,

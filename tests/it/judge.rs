@@ -175,6 +175,7 @@ fn by_check(loaded: &Loaded, row: &Row) -> Grade {
         baseline: None,
         recheck: false,
         clients: 1,
+        crash: false,
     };
     let run = memspec::check::check(&config, loaded, &memspec::events::Quiet)
         .unwrap_or_else(|e| panic!("check {}: {e}", row.case));

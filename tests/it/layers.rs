@@ -62,12 +62,16 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "events", "judge", "exec", "backend", "spec", "protocol", "rng",
         ],
     ),
+    // The crash lane, which check runs: the reference in memspec's process says what each
+    // write leaves.
+    ("crash", &["judge", "exec", "backend", "spec", "protocol"]),
     // The engines: below the one reporter, and fuzz beside check, not above it.
     (
         "check",
         &[
             "events",
             "race",
+            "crash",
             "judge",
             "suite",
             "exec",
@@ -160,7 +164,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
 const PENDING: &[(&str, &str, &str)] = &[];
 
 /// The engines: they call the backends and observe, and grade only through the judge's door.
-const ENGINES: &[&str] = &["check", "replay", "fuzz", "race"];
+const ENGINES: &[&str] = &["check", "replay", "fuzz", "race", "crash"];
 
 /// What of the judge an engine may name, as paths below `judge`: the door and what goes through
 /// it, the finding it gives back and its parts, the data of a graded case (`grade`), the
@@ -172,6 +176,10 @@ const DOOR: &[&str] = &[
     "CaseLedger",
     "Facts",
     "Race",
+    "Crash",
+    "Files",
+    "KillPoint",
+    "ReadAs",
     "Replayed",
     "ReplayLedger",
     "Witness",

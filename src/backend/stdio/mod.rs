@@ -225,6 +225,11 @@ impl WaitTimeout for Child {
 }
 
 impl Backend for Stdio {
+    fn process_group(&self) -> Option<i32> {
+        // `setsid` in the child made its pid the group's id.
+        i32::try_from(self.child.id()).ok()
+    }
+
     fn set_call_timeout(&mut self, timeout: Duration) {
         self.timeout = timeout;
     }

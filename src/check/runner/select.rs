@@ -32,14 +32,42 @@ impl Selection {
     /// Whether the race `race.{name}` of `check --clients N` is selected: it is in area `races`,
     /// checks the `concurrency.*` rules at SHOULD, and is no attack.
     pub fn selects_race(&self, name: &str) -> bool {
-        let id = format!("race.{name}");
-        (self.ids.is_empty() || self.ids.iter().any(|p| glob(p, &id)))
-            && (self.areas.is_empty() || self.areas.iter().any(|a| a == "races"))
+        self.selects_lane(
+            &format!("race.{name}"),
+            "races",
+            &crate::spec::known::RACE_RULES,
+            Level::Should,
+        )
+    }
+
+    /// Whether the crash scenario `id` (`crash.…`) of `check --crash` is selected: it is in
+    /// area `crash`, checks the `durability.*` rules at MUST, and is no attack.
+    pub fn selects_crash(&self, id: &str) -> bool {
+        self.selects_lane(id, "crash", &crate::spec::known::CRASH_RULES, Level::Must)
+    }
+
+    /// Whether `--area crash` or a `--case crash.…` asks for the crash lane by itself (the
+    /// rerun line of a crash scenario is `--case crash.<id>`).
+    pub fn asks_for_crash(&self) -> bool {
+        self.areas.iter().any(|a| a == "crash") || self.ids.iter().any(|p| p.starts_with("crash."))
+    }
+
+    /// Whether a result of a lane (not a case of the suite) with this id, area, rules and level
+    /// is selected.
+    fn selects_lane(
+        &self,
+        id: &str,
+        area: &str,
+        rules: &[crate::spec::RuleId],
+        level: Level,
+    ) -> bool {
+        (self.ids.is_empty() || self.ids.iter().any(|p| glob(p, id)))
+            && (self.areas.is_empty() || self.areas.iter().any(|a| a == area))
             && (self.rules.is_empty()
-                || crate::spec::known::RACE_RULES
+                || rules
                     .iter()
                     .any(|r| self.rules.iter().any(|s| s == r.as_str())))
-            && (self.levels.is_empty() || self.levels.contains(&Level::Should))
+            && (self.levels.is_empty() || self.levels.contains(&level))
             && !self.hostile_only
     }
 

@@ -66,6 +66,14 @@ pub(crate) struct CheckArgs {
     /// dict in each) has its races skipped, saying so.
     #[arg(long, value_parser = cli::at_least_one)]
     pub(crate) clients: Option<usize>,
+    /// After the cases, run the crash lane (Linux, ptrace): each write (create, str_replace,
+    /// insert, delete, rename; small and large files) is killed with SIGKILL on entry to each
+    /// system call by which it changes storage, and right after its answer; a new process on the
+    /// same store must serve the state before or after the write, whole. Reported as `crash.*`
+    /// results under `durability.*`, with a verdict line of their own. `--area crash` runs the
+    /// lane alone.
+    #[arg(long)]
+    pub(crate) crash: bool,
     /// Seconds added to the first call of each backend process, for it to start.
     #[arg(long, default_value_t = DEFAULT_STARTUP_TIMEOUT, value_parser = cli::seconds)]
     pub(crate) startup_timeout: Seconds,
@@ -119,6 +127,9 @@ pub(super) fn repro_args(args: &CheckArgs, target: &Target) -> Vec<String> {
     }
     if let Some(clients) = args.clients {
         repro.extend(["--clients".to_string(), clients.to_string()]);
+    }
+    if args.crash {
+        repro.push("--crash".to_string());
     }
     // A slow backend's case reruns only with the time it was given: without them, the rerun
     // times out where the run did not (or the other way round).

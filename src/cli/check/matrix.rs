@@ -170,6 +170,7 @@ pub(crate) fn matrix(args: &MatrixArgs) -> ExitCode {
             // The matrix shows results only: a recheck's note would have nowhere to go.
             recheck: false,
             clients: 1,
+            crash: false,
         };
         match check::check(&config, &loaded, &memspec::events::Quiet) {
             Ok(report) => columns.push(report::matrix::Column {

@@ -57,6 +57,7 @@ pub(crate) fn run_check(args: &CheckArgs) -> ExitCode {
         baseline: args.baseline.clone(),
         recheck: !args.no_recheck,
         clients: super::args::clients(args),
+        crash: args.crash,
     };
     let loaded = match check::load(&spec_source, &cases_source, revision) {
         Ok(loaded) => loaded,

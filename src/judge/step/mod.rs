@@ -6,14 +6,17 @@
 //! - [`Replayed`]: one replayed call (replay, record, fuzz);
 //! - [`CaseCall`] on a [`CaseLedger`]: a check case's calls and read-backs, in order;
 //! - [`Facts`]: a replayed step judged on the facts any correct backend shares (fuzz);
-//! - [`Race`]: what several clients of one store were told, and the store afterwards.
+//! - [`Race`]: what several clients of one store were told, and the store afterwards;
+//! - [`Crash`]: a write killed at one point of its work, and the store after a restart.
 
 mod case;
+mod crash;
 mod drift;
 mod race;
 mod replayed;
 
 pub use case::{CaseCall, CaseLedger};
+pub use crash::{Crash, Files, KillPoint, ReadAs};
 pub use race::Race;
 pub use replayed::{ReplayLedger, Replayed, Witness, folder_divergence};
 
@@ -39,6 +42,9 @@ pub enum Observation<'a, 'c> {
     /// What several clients of one store were told in a race, and what it read as afterwards;
     /// graded by the revision's rules.
     Race(Race<'a>, &'a Spec),
+    /// A write killed at one point of its work, and the store a new process serves; graded by
+    /// the crash lane's rules.
+    Crash(Crash<'a>, &'a Spec),
 }
 
 /// A replayed step for [`Observation::Facts`].
@@ -103,6 +109,7 @@ pub fn step(seen: Observation<'_, '_>) -> Result<Judgement, Fault> {
         Observation::Replayed(ledger, call) => Ok(Judgement::go(replayed::judge(ledger, call))),
         Observation::Case(ledger, call) => ledger.observe(call),
         Observation::Race(race, spec) => Ok(Judgement::go(race::judge(race, spec))),
+        Observation::Crash(crash, spec) => Ok(Judgement::go(crash::judge(crash, spec))),
         Observation::Facts(step) => Ok(
             match facts::judge(
                 step.input,

@@ -8,6 +8,7 @@
 
 mod broken;
 mod cli;
+mod crash;
 mod exit_codes;
 mod hostile;
 mod independent;

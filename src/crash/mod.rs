@@ -1,0 +1,405 @@
+//! The crash lane (`check --crash`): each write of [`scenario::all`] run once to count the calls
+//! by which it changes storage ([`crate::exec::trace`]), then once per call with the backend's
+//! process group killed on entry to it, and once killed right after its answer; after each kill
+//! a new process of the backend is started on the same store and every path is read back (the
+//! disk of a folder backend, else the new process's `view`). The judge says what did not hold
+//! ([`Crash`]).
+
+pub mod scenario;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::backend::{BackendSpec, Timeouts};
+use crate::exec::trace::{self, StorageCall, TraceError};
+use crate::exec::{Fault, Looked, Session};
+use crate::judge::grade::{CaseResult, Outcome};
+use crate::judge::{self, Crash, Files, Finding, KillPoint, Observation, ReadAs, witness};
+use crate::spec::{Level, Spec, known};
+use scenario::Scenario;
+
+/// The most kill points tried per write; a write of more calls has points spread over them,
+/// its first and last always among them.
+pub const MAX_POINTS: usize = 48;
+
+/// The largest file read back from the disk.
+const READ_MAX: u64 = 16 << 20;
+
+/// Why the lane could not run at all, said once in the report.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum CrashError {
+    /// No ptrace here.
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+}
+
+/// The lane's results, one per scenario selected by `selects` (given `crash.<id>`), as results
+/// of the run (area `crash`). `reference` runs the scenarios on the reference in memspec's
+/// process to know each write's state after. Scenarios run on `jobs` threads at once.
+pub fn check_results(
+    backend: &BackendSpec,
+    selects: &(dyn Fn(&str) -> bool + Sync),
+    spec: &Spec,
+    timeouts: Timeouts,
+    strict: bool,
+    jobs: usize,
+) -> Vec<CaseResult> {
+    let scenarios: Vec<Scenario> = scenario::all()
+        .into_iter()
+        .filter(|s| selects(&format!("crash.{}", s.id)))
+        .collect();
+    let jobs = jobs.clamp(1, scenarios.len().max(1));
+    let mut results: Vec<Option<CaseResult>> = vec![None; scenarios.len()];
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..jobs)
+            .map(|worker| {
+                let scenarios = &scenarios;
+                // A backend with one database per worker keeps scenarios that run at once apart.
+                let backend = backend.for_worker(worker);
+                scope.spawn(move || {
+                    scenarios
+                        .iter()
+                        .enumerate()
+                        .skip(worker)
+                        .step_by(jobs)
+                        .map(|(i, s)| (i, run_scenario(s, &backend, spec, timeouts, strict)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for handle in handles {
+            if let Ok(done) = handle.join() {
+                for (i, result) in done {
+                    results[i] = Some(result);
+                }
+            }
+        }
+    });
+    results.into_iter().flatten().collect()
+}
+
+/// One scenario, every point.
+fn run_scenario(
+    scenario: &Scenario,
+    backend: &BackendSpec,
+    spec: &Spec,
+    timeouts: Timeouts,
+    strict: bool,
+) -> CaseResult {
+    let started = Instant::now();
+    let mut result = CaseResult {
+        id: format!("crash.{}", scenario.id),
+        area: "crash".to_string(),
+        title: format!("killed mid-write: {}", scenario.title),
+        level: Level::Must,
+        hostile: false,
+        rules: known::CRASH_RULES.iter().map(ToString::to_string).collect(),
+        outcome: Outcome::Pass,
+        reason: None,
+        findings: Vec::new(),
+        calls: Vec::new(),
+        duration: Duration::ZERO,
+        start_time: Duration::ZERO,
+        baselined: None,
+        choices: Vec::new(),
+        notes: Vec::new(),
+        timed_out: false,
+    };
+    if scenario.large && !backend.runs_on_folder() {
+        result.outcome = Outcome::Skip;
+        result.reason = Some(
+            "large files are read back from the disk, and this backend keeps no folder".to_string(),
+        );
+        return result;
+    }
+    match points(scenario, backend, spec, timeouts) {
+        Ok(Lane::Ran { findings, notes }) => {
+            result.outcome = CaseResult::graded(&findings, strict);
+            result.findings = findings;
+            result.notes = notes;
+        }
+        Ok(Lane::Skipped(why)) => {
+            result.outcome = Outcome::Skip;
+            result.reason = Some(why);
+        }
+        Err(Fault::Harness(why)) => {
+            result.outcome = Outcome::Error;
+            result.reason = Some(format!("memspec could not run the scenario: {why}"));
+        }
+        Err(fault) => {
+            result.outcome = Outcome::Error;
+            result.reason = Some(fault.to_string());
+        }
+    }
+    result.duration = started.elapsed();
+    result
+}
+
+/// What one scenario showed.
+enum Lane {
+    Ran {
+        findings: Vec<Finding>,
+        notes: Vec<String>,
+    },
+    Skipped(String),
+}
+
+/// The scenario's expected states, its count run, then a run per point.
+fn points(
+    scenario: &Scenario,
+    backend: &BackendSpec,
+    spec: &Spec,
+    timeouts: Timeouts,
+) -> Result<Lane, Fault> {
+    let watched = scenario::watched(scenario);
+    let old: Files = scenario
+        .setup
+        .iter()
+        .map(|(p, t)| ((*p).to_string(), t.as_bytes().to_vec()))
+        .collect();
+    let (new, succeeds) = after(scenario, &watched, spec, timeouts)?;
+    let command = described(&scenario.command);
+    let mut findings = Vec::new();
+    let mut notes = Vec::new();
+
+    // The count run: the calls the command makes, and a kill right after its answer.
+    let mut session = prepared(scenario, backend, timeouts)?;
+    let Some(group) = session.process_group()? else {
+        session.discard();
+        return Ok(Lane::Skipped(
+            "the backend runs inside memspec's process: nothing to kill (use `--backend 'memspec serve {memories}'`)".to_string(),
+        ));
+    };
+    let tracer = match trace::attach(group, None) {
+        Ok(tracer) => tracer,
+        Err(e) => {
+            session.discard();
+            return Ok(Lane::Skipped(e.to_string()));
+        }
+    };
+    let answer = session.call(&scenario.command);
+    trace::kill_group(group);
+    session.stop();
+    let traced = tracer.finish().map_err(|e| Fault::Harness(e.to_string()))?;
+    let answer = answer?;
+    let calls = traced.calls;
+    let to_files = calls.iter().filter(|c| c.target != "socket").count();
+    let unsynced = (!answer.is_error && to_files > 0 && traced.syncs == 0).then_some(to_files);
+    findings.extend(judged(
+        &mut session,
+        &command,
+        (&KillPoint::AfterAnswer, unsynced),
+        succeeds && !answer.is_error,
+        (&old, &new),
+        &watched,
+        spec,
+    )?);
+    session.discard();
+
+    let chosen = spread(calls.len(), MAX_POINTS);
+    notes.push(format!(
+        "crash points: {} of the {} storage call(s) the command makes (killed on entry to each, by ptrace), and right after its answer",
+        chosen.len(),
+        calls.len()
+    ));
+    for index in chosen {
+        let mut session = prepared(scenario, backend, timeouts)?;
+        let Some(group) = session.process_group()? else {
+            session.discard();
+            break;
+        };
+        let tracer = trace::attach(group, Some(index))
+            .map_err(|e| Fault::Harness(format!("tracing stopped working mid-lane: {e}")))?;
+        let answer = session.call(&scenario.command);
+        if answer.is_ok() {
+            // Answered before the point came: this run made fewer calls.
+            trace::kill_group(group);
+        }
+        session.stop();
+        let traced = tracer.finish().map_err(|e| Fault::Harness(e.to_string()))?;
+        if !traced.killed {
+            notes.push(format!(
+                "point {index} was not reached: this run made {} storage call(s)",
+                traced.calls.len()
+            ));
+            session.discard();
+            continue;
+        }
+        let point = KillPoint::Before {
+            index,
+            of: calls.len(),
+            call: traced
+                .calls
+                .last()
+                .map_or_else(|| "?".to_string(), StorageCall::to_string),
+        };
+        let found = judged(
+            &mut session,
+            &command,
+            (&point, None),
+            succeeds,
+            (&old, &new),
+            &watched,
+            spec,
+        )?;
+        session.discard();
+        if !found.is_empty() {
+            findings.extend(found);
+            // The first point that loses is the story; later ones repeat it.
+            break;
+        }
+    }
+    Ok(Lane::Ran { findings, notes })
+}
+
+/// A fresh store holding the scenario's setup, with the backend running on it.
+fn prepared(
+    scenario: &Scenario,
+    backend: &BackendSpec,
+    timeouts: Timeouts,
+) -> Result<Session, Fault> {
+    let mut session = Session::start(backend, timeouts)?;
+    session.start_clean()?;
+    for (path, text) in &scenario.setup {
+        let input = json!({"command": "create", "path": path, "file_text": text});
+        let answer = session.call(&input)?;
+        if answer.is_error {
+            let refused = answer
+                .text
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .chars()
+                .take(200)
+                .collect::<String>();
+            session.discard();
+            return Err(Fault::Harness(format!(
+                "the setup's create of {path} was refused: {refused}"
+            )));
+        }
+    }
+    Ok(session)
+}
+
+/// The store after the command, as the reference leaves it, and whether it succeeds.
+fn after(
+    scenario: &Scenario,
+    watched: &[String],
+    spec: &Spec,
+    timeouts: Timeouts,
+) -> Result<(Files, bool), Fault> {
+    let mut session = Session::start(&BackendSpec::Reference(spec.revision()), timeouts)?;
+    for (path, text) in &scenario.setup {
+        session.call(&json!({"command": "create", "path": path, "file_text": text}))?;
+    }
+    let answer = session.call(&scenario.command)?;
+    let mut files = Files::new();
+    for path in watched {
+        if let Ok(Looked::Entry(entry)) = session.sandbox().look(path)
+            && let Some(bytes) = entry.read(READ_MAX)
+        {
+            files.insert(path.clone(), bytes);
+        }
+    }
+    session.discard();
+    Ok((files, !answer.is_error))
+}
+
+/// Reads every watched path back through a new process (or the disk), and judges.
+fn judged(
+    session: &mut Session,
+    command: &str,
+    (point, unsynced): (&KillPoint, Option<usize>),
+    succeeds: bool,
+    (old, new): (&Files, &Files),
+    watched: &[String],
+    spec: &Spec,
+) -> Result<Vec<Finding>, Fault> {
+    let on_folder = session.sandbox_is_store();
+    let mut read = BTreeMap::new();
+    // The new process starts with this call, whatever the store: it must answer.
+    let listing = session.call(&json!({"command": "view", "path": "/memories"}))?;
+    for path in watched {
+        let seen = if on_folder {
+            match session.sandbox().look(path) {
+                Ok(Looked::Entry(entry)) => entry
+                    .read(READ_MAX)
+                    .map_or_else(|| ReadAs::Lines(Vec::new()), ReadAs::Bytes),
+                _ => ReadAs::Absent,
+            }
+        } else {
+            let answer = session.call(&json!({"command": "view", "path": path}))?;
+            match witness::file_lines(&answer.text) {
+                Some(lines) if !answer.is_error => ReadAs::Lines(lines),
+                _ => ReadAs::Absent,
+            }
+        };
+        read.insert(path.clone(), seen);
+    }
+    let listed = (!listing.is_error).then(|| listed(&listing.text));
+    let crash = Crash {
+        command,
+        point,
+        succeeds,
+        old,
+        new,
+        read: &read,
+        listed: listed.as_deref(),
+        unsynced,
+    };
+    Ok(judge::step(Observation::Crash(crash, spec))?.findings)
+}
+
+/// The paths a listing names, below its header, without a trailing `/`.
+fn listed(text: &str) -> Vec<String> {
+    text.split('\n')
+        .skip(1)
+        .filter_map(|line| line.split_once('\t'))
+        .map(|(_, path)| path.trim_end_matches('/').to_string())
+        .filter(|path| path.starts_with("/memories"))
+        .collect()
+}
+
+/// `count` points spread over `1..=total`, the first and the last among them.
+fn spread(total: usize, count: usize) -> Vec<usize> {
+    if total <= count {
+        return (1..=total).collect();
+    }
+    let mut points: Vec<usize> = (0..count)
+        .map(|i| 1 + i * (total - 1) / (count - 1))
+        .collect();
+    points.dedup();
+    points
+}
+
+/// `` `str_replace` of /memories/notes.md `` and the like.
+fn described(command: &Value) -> String {
+    let field = |name: &str| command.get(name).and_then(Value::as_str).unwrap_or("?");
+    match field("command") {
+        "rename" => format!("`rename` of {} to {}", field("old_path"), field("new_path")),
+        name => format!("`{name}` of {}", field("path")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_are_spread_with_both_ends() {
+        assert_eq!(spread(3, 48), [1, 2, 3]);
+        let many = spread(100, 5);
+        assert_eq!(many.first(), Some(&1));
+        assert_eq!(many.last(), Some(&100));
+        assert_eq!(many.len(), 5);
+    }
+
+    #[test]
+    fn a_listing_names_its_paths() {
+        let text =
+            "Here're the files …:\n4.0K\t/memories\n12\t/memories/a.md\n4.0K\t/memories/b/\n";
+        assert_eq!(listed(text), ["/memories", "/memories/a.md", "/memories/b"]);
+    }
+}

@@ -1,0 +1,269 @@
+//! A crash judged: a write killed at one point of its work, and the store as a new process of
+//! the backend serves it. The store must be in its state before the command or its state after,
+//! whole: no file empty, cut, mixed or missing, a rename leaving exactly one of its two paths, a
+//! delete the file or nothing. Killed after its answer, the command's state must be there: the
+//! write was acknowledged.
+//!
+//! The page says nothing about crashes: these are the rules of the crash lane (`durability.*`
+//! in `spec/rules.json`), and a torn or lost memory is a loss all the same.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::judge::{Check, Finding};
+use crate::spec::{Spec, known};
+
+/// Files by memory path, with their bytes.
+pub type Files = BTreeMap<String, Vec<u8>>;
+
+/// What a memory path read as after the restart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadAs {
+    /// Nothing there: absent on disk, or the backend's `view` refused it.
+    Absent,
+    /// The file's bytes (the disk of a folder backend).
+    Bytes(Vec<u8>),
+    /// The file's lines, as the backend's `view` numbers them.
+    Lines(Vec<String>),
+}
+
+/// Where the backend was killed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KillPoint {
+    /// On entry to storage call `index` (1-based) of the `of` the command makes; `call` says
+    /// what it was (`write /…/notes.md`).
+    Before {
+        /// Which call.
+        index: usize,
+        /// How many the command makes.
+        of: usize,
+        /// What the call was.
+        call: String,
+    },
+    /// Right after its answer, which acknowledged the command.
+    AfterAnswer,
+}
+
+impl std::fmt::Display for KillPoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KillPoint::Before { index, of, call } => write!(
+                f,
+                "killed before storage call {index} of {of} (`{call}`, which never ran)"
+            ),
+            KillPoint::AfterAnswer => write!(f, "killed right after its answer"),
+        }
+    }
+}
+
+/// A crash point and what the store showed after it.
+pub struct Crash<'a> {
+    /// The command, as sent (`str_replace` of /memories/notes.md …), described.
+    pub command: &'a str,
+    /// Where it was killed.
+    pub point: &'a KillPoint,
+    /// Whether the command, run to the end, answered with success (a refused command must leave
+    /// the old state).
+    pub succeeds: bool,
+    /// The store before the command.
+    pub old: &'a Files,
+    /// The store after it (as the reference leaves it).
+    pub new: &'a Files,
+    /// Each path of either state, read through the restarted backend.
+    pub read: &'a BTreeMap<String, ReadAs>,
+    /// The paths the restarted backend's listing of `/memories` names (without a trailing `/`),
+    /// when it answered one.
+    pub listed: Option<&'a [String]>,
+    /// Storage calls to files the command made before an answer that followed no fsync, when
+    /// that is what the trace showed (`decide.crash-fsync`, INFO).
+    pub unsynced: Option<usize>,
+}
+
+/// What did not hold after the crash.
+pub(super) fn judge(crash: Crash<'_>, spec: &Spec) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    if let Some(calls) = crash.unsynced {
+        findings.push(unsynced(crash.command, calls, spec));
+    }
+    let is = |state: &Files| {
+        crash
+            .read
+            .iter()
+            .all(|(path, read)| holds(read, state.get(path)))
+    };
+    let (old_ok, new_ok) = (is(crash.old), is(crash.new));
+    let acceptable = match crash.point {
+        KillPoint::AfterAnswer if crash.succeeds => new_ok,
+        _ if !crash.succeeds => old_ok,
+        _ => old_ok || new_ok,
+    };
+    if !acceptable {
+        let rule = known::DURABILITY_CRASH;
+        let wanted = match crash.point {
+            KillPoint::AfterAnswer if crash.succeeds => {
+                "is not in the state its answer acknowledged"
+            }
+            _ if !crash.succeeds => "is not in its state before it (the command is refused)",
+            _ => "is in neither its state before it nor its state after it",
+        };
+        findings.push(Finding::new(
+            Check::Lost,
+            spec.level(&rule),
+            rule,
+            format!(
+                "{}, {}, then restarted: the store {wanted}: {}",
+                crash.command,
+                crash.point,
+                differences(&crash)
+            ),
+        ));
+    }
+    if let Some(listed) = crash.listed {
+        let known: BTreeSet<String> = crash
+            .old
+            .keys()
+            .chain(crash.new.keys())
+            .flat_map(|path| folders_and_self(path))
+            .collect();
+        let extra: Vec<&String> = listed
+            .iter()
+            .filter(|path| path.as_str() != "/memories" && !known.contains(path.as_str()))
+            .take(3)
+            .collect();
+        if !extra.is_empty() {
+            let rule = known::DURABILITY_CRASH_LEFTOVERS;
+            findings.push(Finding::new(
+                Check::Effect,
+                spec.level(&rule),
+                rule,
+                format!(
+                    "{}, {}, then restarted: the listing of /memories shows what no memory is: {}",
+                    crash.command,
+                    crash.point,
+                    extra
+                        .iter()
+                        .map(|p| bounded(p))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+    }
+    findings
+}
+
+/// The finding of a command acknowledged without a flush to disk: `syncs` flushes seen while it
+/// ran, over `calls` storage calls to files.
+fn unsynced(command: &str, calls: usize, spec: &Spec) -> Finding {
+    let rule = known::DECIDE_CRASH_FSYNC;
+    Finding::new(
+        Check::Effect,
+        spec.level(&rule),
+        rule,
+        format!(
+            "{command} was acknowledged after {calls} storage call(s) and no fsync: a power loss right after the answer may lose it (a process kill does not)"
+        ),
+    )
+}
+
+/// Whether `read` is `want` (`None`: nothing there).
+fn holds(read: &ReadAs, want: Option<&Vec<u8>>) -> bool {
+    match (read, want) {
+        (ReadAs::Absent, None) => true,
+        (ReadAs::Bytes(bytes), Some(want)) => bytes == want,
+        (ReadAs::Lines(lines), Some(want)) => *lines == lines_of(want),
+        _ => false,
+    }
+}
+
+/// A file's lines as a view numbers them.
+fn lines_of(bytes: &[u8]) -> Vec<String> {
+    crate::judge::model::lines_of(&String::from_utf8_lossy(bytes))
+        .into_iter()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Each path that is neither as before nor as after, in words; or, when each path alone is one
+/// of the two, that they mix.
+fn differences(crash: &Crash<'_>) -> String {
+    let mut said = Vec::new();
+    for (path, read) in crash.read {
+        let (old, new) = (crash.old.get(path), crash.new.get(path));
+        if holds(read, old) || holds(read, new) {
+            continue;
+        }
+        said.push(format!(
+            "{} {} (before: {}; after: {})",
+            bounded(path),
+            describe(read),
+            want(old),
+            want(new)
+        ));
+    }
+    if said.is_empty() {
+        // Each path is one of its two states, but not all the same one.
+        let mixed: Vec<String> = crash
+            .read
+            .iter()
+            .filter(|(path, _)| crash.old.get(*path) != crash.new.get(*path))
+            .map(|(path, read)| {
+                let which = if holds(read, crash.old.get(path)) {
+                    "as before"
+                } else {
+                    "as after"
+                };
+                format!("{} {which}", bounded(path))
+            })
+            .collect();
+        return format!("the paths mix both states ({})", mixed.join(", "));
+    }
+    said.join("; ")
+}
+
+fn describe(read: &ReadAs) -> String {
+    match read {
+        ReadAs::Absent => "is missing".to_string(),
+        ReadAs::Bytes(bytes) if bytes.is_empty() => "is empty".to_string(),
+        ReadAs::Bytes(bytes) => format!("holds {} bytes", bytes.len()),
+        ReadAs::Lines(lines) => format!("reads as {} line(s)", lines.len()),
+    }
+}
+
+fn want(bytes: Option<&Vec<u8>>) -> String {
+    match bytes {
+        None => "absent".to_string(),
+        Some(bytes) => format!("{} bytes", bytes.len()),
+    }
+}
+
+/// `path` and every folder above it below `/memories`.
+fn folders_and_self(path: &str) -> Vec<String> {
+    let mut all = vec![path.to_string()];
+    let mut rest = path;
+    while let Some((parent, _)) = rest.rsplit_once('/') {
+        if parent.len() <= "/memories".len() {
+            break;
+        }
+        all.push(parent.to_string());
+        rest = parent;
+    }
+    all
+}
+
+fn bounded(text: &str) -> String {
+    let shown: String = text.chars().filter(|c| !c.is_control()).take(200).collect();
+    format!("{shown:?}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folders_above_a_path_are_known() {
+        assert_eq!(
+            folders_and_self("/memories/a/b/c.md"),
+            ["/memories/a/b/c.md", "/memories/a/b", "/memories/a"]
+        );
+    }
+}
