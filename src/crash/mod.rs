@@ -185,6 +185,17 @@ fn points(
     let traced = tracer.finish().map_err(|e| Fault::Harness(e.to_string()))?;
     let answer = answer?;
     let calls = traced.calls;
+    if !session.sandbox_is_store() {
+        // A store kept in the process (a dict) starts empty in every process: a kill loses it by
+        // design, as any stop does (decide.process-store), and the lane has nothing to check.
+        let kept = session.call(&json!({"command": "view", "path": scenario::BYSTANDER}))?;
+        if kept.is_error {
+            session.discard();
+            return Ok(Lane::Skipped(
+                "the backend keeps its memories in its process only (decide.process-store): a new process started on the store after a kill did not have the memory made before the write; the restart cases say whether that is its design or a loss".to_string(),
+            ));
+        }
+    }
     let to_files = calls.iter().filter(|c| c.target != "socket").count();
     let unsynced = (!answer.is_error && to_files > 0 && traced.syncs == 0).then_some(to_files);
     findings.extend(judged(

@@ -234,7 +234,8 @@ fn yaml_string(text: &str) -> String {
 pub fn markdown(report: &Report) -> String {
     let mut out = String::from("## memspec conformance\n\n");
     let accepted = report.accepted_breaks();
-    let verdict = match report.verdict() {
+    // The crash lane has its own line below.
+    let verdict = match report.spec_verdict() {
         Verdict::Conformant if !accepted.is_empty() => format!(
             "✅ matches the baseline, which accepts {}",
             accepted.describe()
@@ -250,6 +251,14 @@ pub fn markdown(report: &Report) -> String {
         super::plural(report.results.len(), "case", "cases"),
         report.revision
     );
+    if let Some(line) = report.crash_line() {
+        let mark = if line.starts_with("survives crashes: yes") {
+            "✅"
+        } else {
+            "❌"
+        };
+        let _ = writeln!(out, "**{mark} {line}**\n");
+    }
     for choice in report.choices() {
         let _ = writeln!(out, "Choice (INFO): {}\n", choice.line());
     }

@@ -63,7 +63,7 @@ fn rank(outcome: Outcome) -> u8 {
 pub fn render(report: &Report, spec: &Spec) -> String {
     let mut out = String::with_capacity(64 * 1024);
     let verdict = verdict_line(report);
-    let class = match report.verdict() {
+    let class = match report.spec_verdict() {
         Verdict::Conformant => "good",
         Verdict::NotConformant => "bad",
         Verdict::BackendBroke => "broke",
@@ -79,20 +79,35 @@ pub fn render(report: &Report, spec: &Spec) -> String {
     let _ = writeln!(
         out,
         "<header><h1>memspec conformance report</h1><p class=\"meta\">backend <code>{}</code> · judged by revision <b>{}</b></p>\
-         <p id=\"verdict\" class=\"verdict {class}\">{}</p></header>",
+         <p id=\"verdict\" class=\"verdict {class}\">{}</p>{}</header>",
         esc(&report.backend),
         report.revision,
-        esc(&verdict)
+        esc(&verdict),
+        crash_paragraph(report)
     );
     root_causes(&mut out, report);
     filters(&mut out, report);
     cases(&mut out, report, spec);
     let _ = writeln!(
         out,
-        "<footer><p class=\"verdict {class}\">{}</p></footer><script>{SCRIPT}</script></body></html>",
-        esc(&verdict)
+        "<footer><p class=\"verdict {class}\">{}</p>{}</footer><script>{SCRIPT}</script></body></html>",
+        esc(&verdict),
+        crash_paragraph(report)
     );
     out
+}
+
+/// The crash lane's own verdict line, when it ran.
+fn crash_paragraph(report: &Report) -> String {
+    let Some(line) = report.crash_line() else {
+        return String::new();
+    };
+    let class = if line.starts_with("survives crashes: yes") {
+        "good"
+    } else {
+        "bad"
+    };
+    format!("<p class=\"verdict {class}\">{}</p>", esc(&line))
 }
 
 fn root_causes(out: &mut String, report: &Report) {
