@@ -2,12 +2,12 @@
 //! by which it changes storage ([`crate::exec::trace`]), then once per call with the backend's
 //! process group killed on entry to it, and once killed right after its answer; after each kill
 //! a new process of the backend is started on the same store and every path is read back (the
-//! disk of a folder backend, else the new process's `view`). The judge says what did not hold
-//! ([`Crash`]).
+//! disk of a folder backend, else the new process's `view`) and compared with the store before the
+//! write and after it, as the same backend served them in a run nothing killed. The judge says
+//! what did not hold ([`Crash`]).
 
 pub mod scenario;
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -36,8 +36,8 @@ pub enum CrashError {
 }
 
 /// The lane's results, one per scenario selected by `selects` (given `crash.<id>`), as results
-/// of the run (area `crash`). `reference` runs the scenarios on the reference in memspec's
-/// process to know each write's state after. Scenarios run on `jobs` threads at once.
+/// of the run (area `crash`). The states a kill may leave are the backend's own: its store before
+/// the write and after it, read in a run that nothing kills. Scenarios run on `jobs` threads.
 pub fn check_results(
     backend: &BackendSpec,
     selects: &(dyn Fn(&str) -> bool + Sync),
@@ -154,12 +154,7 @@ fn points(
     timeouts: Timeouts,
 ) -> Result<Lane, Fault> {
     let watched = scenario::watched(scenario);
-    let old: Files = scenario
-        .setup
-        .iter()
-        .map(|(p, t)| ((*p).to_string(), t.as_bytes().to_vec()))
-        .collect();
-    let (new, succeeds) = after(scenario, &watched, spec, timeouts)?;
+    let (old, new, succeeds) = expected(scenario, backend, &watched, timeouts)?;
     let command = described(&scenario.command);
     let mut findings = Vec::new();
     let mut notes = Vec::new();
@@ -172,11 +167,23 @@ fn points(
             "the backend runs inside memspec's process: nothing to kill (use `--backend 'memspec serve {memories}'`)".to_string(),
         ));
     };
+    let forced = std::env::var_os(TIMED_ENV).is_some();
     let tracer = match trace::attach(group, None) {
-        Ok(tracer) => tracer,
-        Err(e) => {
-            session.discard();
-            return Ok(Lane::Skipped(e.to_string()));
+        Ok(tracer) if !forced => tracer,
+        traced => {
+            let why = match traced {
+                Ok(tracer) => {
+                    trace::kill_group(group);
+                    session.discard();
+                    let _ = tracer.finish();
+                    format!("{TIMED_ENV} is set")
+                }
+                Err(e) => {
+                    session.discard();
+                    e.to_string()
+                }
+            };
+            return timed(scenario, backend, spec, timeouts, &why);
         }
     };
     let answer = session.call(&scenario.command);
@@ -185,16 +192,13 @@ fn points(
     let traced = tracer.finish().map_err(|e| Fault::Harness(e.to_string()))?;
     let answer = answer?;
     let calls = traced.calls;
-    if !session.sandbox_is_store() {
-        // A store kept in the process (a dict) starts empty in every process: a kill loses it by
-        // design, as any stop does (decide.process-store), and the lane has nothing to check.
-        let kept = session.call(&json!({"command": "view", "path": scenario::BYSTANDER}))?;
-        if kept.is_error {
-            session.discard();
-            return Ok(Lane::Skipped(
-                "the backend keeps its memories in its process only (decide.process-store): a new process started on the store after a kill did not have the memory made before the write; the restart cases say whether that is its design or a loss".to_string(),
-            ));
-        }
+    if calls.is_empty() && !answer.is_error && !session.sandbox_is_store() {
+        // A write that changed nothing outside the process: its store is a dict in it, which
+        // any stop empties by design (decide.process-store); a kill has nothing to tear.
+        session.discard();
+        return Ok(Lane::Skipped(
+            "the backend keeps its memories in its process only (decide.process-store): the write made no system call that changes storage, so a kill has nothing to tear".to_string(),
+        ));
     }
     let to_files = calls.iter().filter(|c| c.target != "socket").count();
     let unsynced = (!answer.is_error && to_files > 0 && traced.syncs == 0).then_some(to_files);
@@ -265,6 +269,85 @@ fn points(
     Ok(Lane::Ran { findings, notes })
 }
 
+/// Set, the lane kills at random moments instead of tracing (as it does where ptrace is not
+/// allowed): for testing that mode.
+pub const TIMED_ENV: &str = "MEMSPEC_CRASH_TIMED";
+
+/// Kills at random moments across the command's time, [`TIMED_KILLS`] times: the fallback where
+/// the backend cannot be traced (`why`). A kill that lands after the answer checks the
+/// acknowledged state; one before it, the two states.
+fn timed(
+    scenario: &Scenario,
+    backend: &BackendSpec,
+    spec: &Spec,
+    timeouts: Timeouts,
+    why: &str,
+) -> Result<Lane, Fault> {
+    let watched = scenario::watched(scenario);
+    // How long the command takes, untraced: the window the kills are spread over (with the
+    // setup and the reads around it, a generous bound).
+    let started = Instant::now();
+    let (old, new, succeeds) = expected(scenario, backend, &watched, timeouts)?;
+    let window = started.elapsed();
+    let command = described(&scenario.command);
+    let mut rng = crate::rng::Rng::new(7);
+    let (mut before, mut findings) = (0, Vec::new());
+    for _ in 0..TIMED_KILLS {
+        let mut session = prepared(scenario, backend, timeouts)?;
+        let Some(group) = session.process_group()? else {
+            session.discard();
+            break;
+        };
+        let micros = u64::try_from(window.as_micros()).unwrap_or(u64::MAX).max(1);
+        let delay =
+            Duration::from_micros(rng.below(usize::try_from(micros).unwrap_or(usize::MAX)) as u64);
+        let killer = std::thread::spawn(move || {
+            std::thread::sleep(delay);
+            trace::kill_group(group);
+        });
+        let answer = session.call(&scenario.command);
+        let _ = killer.join();
+        trace::kill_group(group);
+        session.stop();
+        let point = match &answer {
+            Ok(_) => KillPoint::AfterAnswer,
+            Err(_) => {
+                before += 1;
+                KillPoint::At { after: delay }
+            }
+        };
+        let acknowledged = matches!(&answer, Ok(a) if !a.is_error);
+        let found = judged(
+            &mut session,
+            &command,
+            (&point, None),
+            if point == KillPoint::AfterAnswer {
+                succeeds && acknowledged
+            } else {
+                succeeds
+            },
+            (&old, &new),
+            &watched,
+            spec,
+        )?;
+        session.discard();
+        if !found.is_empty() {
+            findings.extend(found);
+            break;
+        }
+    }
+    Ok(Lane::Ran {
+        findings,
+        notes: vec![format!(
+            "crash points: {TIMED_KILLS} kills at random moments over the command's {} µs ({before} landed before its answer), not at each storage call: {why}",
+            window.as_micros()
+        )],
+    })
+}
+
+/// Kills per write in the timed mode.
+pub const TIMED_KILLS: usize = 20;
+
 /// A fresh store holding the scenario's setup, with the backend running on it.
 fn prepared(
     scenario: &Scenario,
@@ -294,44 +377,27 @@ fn prepared(
     Ok(session)
 }
 
-/// The store after the command, as the reference leaves it, and whether it succeeds.
-fn after(
+/// The store before the command and after it, as the backend serves them when nothing kills it,
+/// and whether the command succeeds: the two states a kill may leave.
+fn expected(
     scenario: &Scenario,
+    backend: &BackendSpec,
     watched: &[String],
-    spec: &Spec,
     timeouts: Timeouts,
-) -> Result<(Files, bool), Fault> {
-    let mut session = Session::start(&BackendSpec::Reference(spec.revision()), timeouts)?;
-    for (path, text) in &scenario.setup {
-        session.call(&json!({"command": "create", "path": path, "file_text": text}))?;
-    }
+) -> Result<(Files, Files, bool), Fault> {
+    let mut session = prepared(scenario, backend, timeouts)?;
+    let old = snapshot(&mut session, watched)?;
     let answer = session.call(&scenario.command)?;
-    let mut files = Files::new();
-    for path in watched {
-        if let Ok(Looked::Entry(entry)) = session.sandbox().look(path)
-            && let Some(bytes) = entry.read(READ_MAX)
-        {
-            files.insert(path.clone(), bytes);
-        }
-    }
+    let new = snapshot(&mut session, watched)?;
     session.discard();
-    Ok((files, !answer.is_error))
+    Ok((old, new, !answer.is_error))
 }
 
-/// Reads every watched path back through a new process (or the disk), and judges.
-fn judged(
-    session: &mut Session,
-    command: &str,
-    (point, unsynced): (&KillPoint, Option<usize>),
-    succeeds: bool,
-    (old, new): (&Files, &Files),
-    watched: &[String],
-    spec: &Spec,
-) -> Result<Vec<Finding>, Fault> {
+/// What each watched path holds: its bytes on the disk of a folder backend, else its lines as
+/// the backend's `view` shows them.
+fn snapshot(session: &mut Session, watched: &[String]) -> Result<Files, Fault> {
     let on_folder = session.sandbox_is_store();
-    let mut read = BTreeMap::new();
-    // The new process starts with this call, whatever the store: it must answer.
-    let listing = session.call(&json!({"command": "view", "path": "/memories"}))?;
+    let mut read = Files::new();
     for path in watched {
         let seen = if on_folder {
             match session.sandbox().look(path) {
@@ -349,6 +415,22 @@ fn judged(
         };
         read.insert(path.clone(), seen);
     }
+    Ok(read)
+}
+
+/// Reads every watched path back through a new process (or the disk), and judges.
+fn judged(
+    session: &mut Session,
+    command: &str,
+    (point, unsynced): (&KillPoint, Option<usize>),
+    succeeds: bool,
+    (old, new): (&Files, &Files),
+    watched: &[String],
+    spec: &Spec,
+) -> Result<Vec<Finding>, Fault> {
+    // The new process starts with this call, whatever the store: it must answer.
+    let listing = session.call(&json!({"command": "view", "path": "/memories"}))?;
+    let read = snapshot(session, watched)?;
     let listed = (!listing.is_error).then(|| listed(&listing.text));
     let crash = Crash {
         command,

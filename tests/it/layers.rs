@@ -64,7 +64,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     // The crash lane, which check runs: the reference in memspec's process says what each
     // write leaves.
-    ("crash", &["judge", "exec", "backend", "spec", "protocol"]),
+    (
+        "crash",
+        &["judge", "exec", "backend", "spec", "protocol", "rng"],
+    ),
     // The engines: below the one reporter, and fuzz beside check, not above it.
     (
         "check",

@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::judge::{Check, Finding};
 use crate::spec::{Spec, known};
 
-/// Files by memory path, with their bytes.
-pub type Files = BTreeMap<String, Vec<u8>>;
+/// What each memory path of a store reads as (a path read as [`ReadAs::Absent`] holds nothing).
+pub type Files = BTreeMap<String, ReadAs>;
 
 /// What a memory path read as after the restart.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +41,12 @@ pub enum KillPoint {
     },
     /// Right after its answer, which acknowledged the command.
     AfterAnswer,
+    /// At a random moment, this long after the command was sent, before its answer: where the
+    /// backend cannot be traced.
+    At {
+        /// How long after.
+        after: std::time::Duration,
+    },
 }
 
 impl std::fmt::Display for KillPoint {
@@ -51,6 +57,11 @@ impl std::fmt::Display for KillPoint {
                 "killed before storage call {index} of {of} (`{call}`, which never ran)"
             ),
             KillPoint::AfterAnswer => write!(f, "killed right after its answer"),
+            KillPoint::At { after } => write!(
+                f,
+                "killed {} µs after it was sent, before its answer",
+                after.as_micros()
+            ),
         }
     }
 }
@@ -64,9 +75,9 @@ pub struct Crash<'a> {
     /// Whether the command, run to the end, answered with success (a refused command must leave
     /// the old state).
     pub succeeds: bool,
-    /// The store before the command.
+    /// The store before the command, as the backend served it.
     pub old: &'a Files,
-    /// The store after it (as the reference leaves it).
+    /// The store after it, as the backend served it when it ran to the end without a kill.
     pub new: &'a Files,
     /// Each path of either state, read through the restarted backend.
     pub read: &'a BTreeMap<String, ReadAs>,
@@ -79,7 +90,7 @@ pub struct Crash<'a> {
 }
 
 /// What did not hold after the crash.
-pub(super) fn judge(crash: Crash<'_>, spec: &Spec) -> Vec<Finding> {
+pub(super) fn judge<'a>(crash: Crash<'a>, spec: &Spec) -> Vec<Finding> {
     let mut findings = Vec::new();
     if let Some(calls) = crash.unsynced {
         findings.push(unsynced(crash.command, calls, spec));
@@ -118,10 +129,14 @@ pub(super) fn judge(crash: Crash<'_>, spec: &Spec) -> Vec<Finding> {
         ));
     }
     if let Some(listed) = crash.listed {
-        let known: BTreeSet<String> = crash
-            .old
-            .keys()
-            .chain(crash.new.keys())
+        let present = |files: &'a Files| {
+            files
+                .iter()
+                .filter(|(_, read)| **read != ReadAs::Absent)
+                .map(|(path, _)| path)
+        };
+        let known: BTreeSet<String> = present(crash.old)
+            .chain(present(crash.new))
             .flat_map(|path| folders_and_self(path))
             .collect();
         let extra: Vec<&String> = listed
@@ -166,21 +181,8 @@ fn unsynced(command: &str, calls: usize, spec: &Spec) -> Finding {
 }
 
 /// Whether `read` is `want` (`None`: nothing there).
-fn holds(read: &ReadAs, want: Option<&Vec<u8>>) -> bool {
-    match (read, want) {
-        (ReadAs::Absent, None) => true,
-        (ReadAs::Bytes(bytes), Some(want)) => bytes == want,
-        (ReadAs::Lines(lines), Some(want)) => *lines == lines_of(want),
-        _ => false,
-    }
-}
-
-/// A file's lines as a view numbers them.
-fn lines_of(bytes: &[u8]) -> Vec<String> {
-    crate::judge::model::lines_of(&String::from_utf8_lossy(bytes))
-        .into_iter()
-        .map(str::to_string)
-        .collect()
+fn holds(read: &ReadAs, want: Option<&ReadAs>) -> bool {
+    read == want.unwrap_or(&ReadAs::Absent)
 }
 
 /// Each path that is neither as before nor as after, in words; or, when each path alone is one
@@ -229,10 +231,11 @@ fn describe(read: &ReadAs) -> String {
     }
 }
 
-fn want(bytes: Option<&Vec<u8>>) -> String {
-    match bytes {
-        None => "absent".to_string(),
-        Some(bytes) => format!("{} bytes", bytes.len()),
+fn want(read: Option<&ReadAs>) -> String {
+    match read.unwrap_or(&ReadAs::Absent) {
+        ReadAs::Absent => "absent".to_string(),
+        ReadAs::Bytes(bytes) => format!("{} bytes", bytes.len()),
+        ReadAs::Lines(lines) => format!("{} line(s)", lines.len()),
     }
 }
 

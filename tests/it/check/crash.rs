@@ -137,3 +137,20 @@ fn a_row_deleted_before_its_replacement_is_inserted_is_lost() {
         lost[0]
     );
 }
+
+#[test]
+fn without_ptrace_the_lane_kills_at_random_moments_and_says_so() {
+    let run = run_command(memspec().env("MEMSPEC_CRASH_TIMED", "1").args([
+        "check",
+        "--no-recheck",
+        "--case",
+        "crash.rename.file",
+    ]));
+    assert_eq!(run.code, 0, "{}", run.describe());
+    assert!(
+        run.stdout.lines().any(|l| l
+            == "survives crashes: yes (1 write, 1 of them killed at random moments only, not at each storage call: ptrace was not available)"),
+        "{}",
+        run.describe()
+    );
+}
