@@ -403,33 +403,30 @@ pub fn check_results(
                 }
             }
             CaseResult {
-                id: format!("race.{race}"),
-                area: "races".to_string(),
-                title: format!(
-                    "{clients} clients on one store: {}",
-                    match *race {
-                        "create-create" => "every client creates the same path at once",
-                        "edit-edit" => "each client replaces a different line of one file at once",
-                        "rename-view" => "one client renames a file while the others view it",
-                        _ => "one client deletes a folder while another creates a file in it",
-                    }
-                ),
-                level: crate::spec::Level::Should,
-                hostile: false,
-                rules: crate::spec::known::RACE_RULES
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect(),
                 outcome,
                 reason,
                 findings,
-                calls: Vec::new(),
                 duration: started.elapsed(),
-                start_time: std::time::Duration::ZERO,
-                baselined: None,
-                choices: Vec::new(),
-                notes: Vec::new(),
-                timed_out: false,
+                ..CaseResult::new(
+                    format!("race.{race}"),
+                    "races",
+                    format!(
+                        "{clients} clients on one store: {}",
+                        match *race {
+                            "create-create" => "every client creates the same path at once",
+                            "edit-edit" => {
+                                "each client replaces a different line of one file at once"
+                            }
+                            "rename-view" => "one client renames a file while the others view it",
+                            _ => "one client deletes a folder while another creates a file in it",
+                        }
+                    ),
+                    crate::spec::Level::Should,
+                    crate::spec::known::RACE_RULES
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect(),
+                )
             }
         })
         .collect();

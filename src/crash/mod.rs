@@ -89,24 +89,13 @@ fn run_scenario(
     strict: bool,
 ) -> CaseResult {
     let started = Instant::now();
-    let mut result = CaseResult {
-        id: format!("crash.{}", scenario.id),
-        area: "crash".to_string(),
-        title: format!("killed mid-write: {}", scenario.title),
-        level: Level::Must,
-        hostile: false,
-        rules: known::CRASH_RULES.iter().map(ToString::to_string).collect(),
-        outcome: Outcome::Pass,
-        reason: None,
-        findings: Vec::new(),
-        calls: Vec::new(),
-        duration: Duration::ZERO,
-        start_time: Duration::ZERO,
-        baselined: None,
-        choices: Vec::new(),
-        notes: Vec::new(),
-        timed_out: false,
-    };
+    let mut result = CaseResult::new(
+        format!("crash.{}", scenario.id),
+        "crash",
+        format!("killed mid-write: {}", scenario.title),
+        Level::Must,
+        known::CRASH_RULES.iter().map(ToString::to_string).collect(),
+    );
     if scenario.large && !backend.runs_on_folder() {
         result.outcome = Outcome::Skip;
         result.reason = Some(
@@ -192,12 +181,13 @@ fn points(
     let traced = tracer.finish().map_err(|e| Fault::Harness(e.to_string()))?;
     let answer = answer?;
     let calls = traced.calls;
-    if calls.is_empty() && !answer.is_error && !session.sandbox_is_store() {
-        // A write that changed nothing outside the process: its store is a dict in it, which
-        // any stop empties by design (decide.process-store); a kill has nothing to tear.
+    if calls.is_empty() && !session.sandbox_is_store() {
+        // A write that changed nothing outside the process has nothing a kill can tear: it was
+        // refused, or the store is a dict in the process, which any stop empties by design
+        // (decide.process-store).
         session.discard();
         return Ok(Lane::Skipped(
-            "the backend keeps its memories in its process only (decide.process-store): the write made no system call that changes storage, so a kill has nothing to tear".to_string(),
+            "the write made no system call that changes storage, so a kill has nothing to tear: the backend keeps its memories in its process (decide.process-store), or refused the write".to_string(),
         ));
     }
     let to_files = calls.iter().filter(|c| c.target != "socket").count();

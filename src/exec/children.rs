@@ -18,30 +18,12 @@ pub fn stopping() -> bool {
 /// session starts a backend again (a worker whose backend just died would start another).
 pub fn kill_child_groups() {
     STOPPING.store(true, Ordering::SeqCst);
-    let me = std::process::id();
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // `pid (comm) state ppid …`: the command name may hold spaces and parentheses, so the
-        // fields are counted from the last `)`.
-        let parent = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-            .and_then(|ppid| ppid.parse::<u32>().ok());
-        if parent == Some(me)
-            && let Some(pid) = rustix::process::Pid::from_raw(pid)
-        {
+    let me = i32::try_from(std::process::id()).unwrap_or(i32::MAX);
+    for child in super::procfs::processes()
+        .into_iter()
+        .filter(|p| p.parent == me)
+    {
+        if let Some(pid) = rustix::process::Pid::from_raw(child.pid) {
             let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
         }
     }

@@ -10,6 +10,7 @@
 pub mod children;
 pub mod fs;
 pub mod plant;
+pub mod procfs;
 pub mod sandbox;
 pub mod session;
 #[cfg(target_os = "linux")]

@@ -436,40 +436,18 @@ pub fn kill_group(group: i32) {
 
 /// Every thread of every process whose process group is `group`.
 fn threads_of_group(group: i32) -> Vec<Pid> {
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let mut threads = Vec::new();
-    for entry in procs.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        if process_group(pid) != Some(group) {
-            continue;
-        }
-        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-            continue;
-        };
-        threads.extend(
+    super::procfs::processes()
+        .into_iter()
+        .filter(|p| p.group == group)
+        .filter_map(|p| std::fs::read_dir(format!("/proc/{}/task", p.pid)).ok())
+        .flat_map(|tasks| {
             tasks
                 .flatten()
                 .filter_map(|t| t.file_name().to_str()?.parse::<i32>().ok())
-                .map(Pid::from_raw),
-        );
-    }
-    threads
-}
-
-/// Field 5 of `/proc/PID/stat`, read after the command name's closing parenthesis (a name may
-/// hold spaces and parentheses).
-fn process_group(pid: i32) -> Option<i32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after = &stat[stat.rfind(')')? + 1..];
-    after.split_whitespace().nth(2)?.parse().ok()
+                .map(Pid::from_raw)
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// The process a thread belongs to.
@@ -486,13 +464,6 @@ fn thread_group(tid: Pid) -> Result<Pid, ()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_process_group_is_read_past_a_name_with_parentheses() {
-        let me = std::process::id() as i32;
-        let group = process_group(me);
-        assert!(group.is_some_and(|g| g > 0), "{group:?}");
-    }
 
     #[test]
     fn opens_that_neither_create_nor_truncate_are_no_change() {

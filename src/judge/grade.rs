@@ -160,6 +160,35 @@ pub struct Choice {
 }
 
 impl CaseResult {
+    /// A result of case `id` that has run nothing yet: passed, no finding, no call, no time;
+    /// each engine sets what its run showed (`CaseResult { outcome, findings, ..new(…) }`).
+    pub fn new(
+        id: impl Into<String>,
+        area: impl Into<String>,
+        title: impl Into<String>,
+        level: Level,
+        rules: Vec<String>,
+    ) -> CaseResult {
+        CaseResult {
+            id: id.into(),
+            area: area.into(),
+            title: title.into(),
+            level,
+            hostile: false,
+            rules,
+            outcome: Outcome::Pass,
+            reason: None,
+            findings: Vec::new(),
+            calls: Vec::new(),
+            duration: Duration::ZERO,
+            start_time: Duration::ZERO,
+            baselined: None,
+            choices: Vec::new(),
+            notes: Vec::new(),
+            timed_out: false,
+        }
+    }
+
     /// The outcome implied by the findings (used when nothing broke).
     pub fn graded(findings: &[Finding], strict: bool) -> Outcome {
         findings

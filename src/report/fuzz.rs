@@ -59,12 +59,6 @@ pub fn as_report(
                 Outcome::for_level(found.level, true)
             };
             CaseResult {
-                id,
-                area: "fuzz".to_string(),
-                title: format!("{}: {}", found.differs().label(), found.message),
-                level: found.level,
-                hostile: false,
-                rules: vec![found.rule.to_string()],
                 outcome,
                 reason: (outcome == Outcome::Error).then(|| found.message.clone()),
                 findings: vec![found.clone().at(Some(divergence.at_step))],
@@ -80,12 +74,14 @@ pub fn as_report(
                         backend_time: Duration::ZERO,
                     })
                     .collect(),
-                duration: Duration::ZERO,
-                start_time: Duration::ZERO,
-                baselined: None,
-                choices: Vec::new(),
                 notes: notes(divergence, confirmed.get(index).cloned().flatten()),
-                timed_out: false,
+                ..CaseResult::new(
+                    id,
+                    "fuzz",
+                    format!("{}: {}", found.differs().label(), found.message),
+                    found.level,
+                    vec![found.rule.to_string()],
+                )
             }
         })
         .collect();

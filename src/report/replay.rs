@@ -260,26 +260,24 @@ pub fn as_report(replay: &Replay, rerun: String, fail_on: FailOn) -> super::Repo
                 Outcome::Error => Outcome::Error,
                 _ => CaseResult::graded(&findings, true),
             };
+            let level = findings
+                .iter()
+                .map(|f| f.level)
+                .max()
+                .unwrap_or(crate::spec::Level::Info);
+            let rules = findings.iter().map(|f| f.rule.to_string()).collect();
+            let command = call
+                .input
+                .get("command")
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_string();
+            // The transcript's line, where the user's editor finds the call.
+            let title = match call.line {
+                Some(line) => format!("{} (line {line})", call.summary()),
+                None => call.summary(),
+            };
             CaseResult {
-                id: format!("step-{}", index + 1),
-                area: call
-                    .input
-                    .get("command")
-                    .and_then(Value::as_str)
-                    .unwrap_or("?")
-                    .to_string(),
-                // The transcript's line, where the user's editor finds the call.
-                title: match call.line {
-                    Some(line) => format!("{} (line {line})", call.summary()),
-                    None => call.summary(),
-                },
-                level: findings
-                    .iter()
-                    .map(|f| f.level)
-                    .max()
-                    .unwrap_or(crate::spec::Level::Info),
-                hostile: false,
-                rules: findings.iter().map(|f| f.rule.to_string()).collect(),
                 outcome,
                 reason: step
                     .verdict
@@ -298,11 +296,7 @@ pub fn as_report(replay: &Replay, rerun: String, fail_on: FailOn) -> super::Repo
                     backend_time: std::time::Duration::from_micros(step.backend_micros),
                 }],
                 duration: std::time::Duration::from_micros(step.backend_micros),
-                start_time: std::time::Duration::ZERO,
-                baselined: None,
-                choices: Vec::new(),
-                notes: Vec::new(),
-                timed_out: false,
+                ..CaseResult::new(format!("step-{}", index + 1), command, title, level, rules)
             }
         })
         .collect();

@@ -43,22 +43,14 @@ pub fn run_case_in(
     let started = Instant::now();
     let case = &loaded.case;
     let mut result = CaseResult {
-        id: case.id.clone(),
-        area: loaded.area.clone(),
-        title: case.title.clone(),
-        level: loaded.level,
         hostile: case.hostile,
-        rules: case.rules.clone(),
-        outcome: Outcome::Pass,
-        reason: None,
-        findings: Vec::new(),
-        calls: Vec::new(),
-        duration: Duration::ZERO,
-        start_time: Duration::ZERO,
-        baselined: None,
-        choices: Vec::new(),
-        notes: Vec::new(),
-        timed_out: false,
+        ..CaseResult::new(
+            case.id.clone(),
+            loaded.area.clone(),
+            case.title.clone(),
+            loaded.level,
+            case.rules.clone(),
+        )
     };
     let mut ledger = CaseLedger::new(loaded, backend.runs_on_folder());
     if let Some(reason) = ledger.skipped() {
