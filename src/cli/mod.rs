@@ -138,6 +138,16 @@ pub(crate) enum Command {
         #[arg(long, value_enum, default_value_t)]
         revision: Revision,
     },
+    /// The crash lane's tracer (`check --crash` starts it): attaches to a backend's process
+    /// group with ptrace, prints `ready`, and kills the group on entry to storage call N.
+    #[command(hide = true)]
+    TraceGroup {
+        /// The process group.
+        group: i32,
+        /// Kill the group on entry to this storage call (1-based); without it, only count.
+        #[arg(long)]
+        kill_at: Option<usize>,
+    },
     /// Run one tool input against the reference backend and print the result.
     Call {
         /// The tool input as JSON, e.g. '{"command":"view","path":"/memories"}'.
@@ -290,6 +300,16 @@ pub fn run() -> ExitCode {
                 Err(e) => fail(EXIT_INTERNAL, &e),
             }
         }
+        #[cfg(target_os = "linux")]
+        Command::TraceGroup { group, kill_at } => {
+            let mut stdout = io::stdout().lock();
+            match memspec::exec::trace::serve_tracer(group, kill_at, &mut stdout) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => fail(EXIT_INTERNAL, &e),
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        Command::TraceGroup { .. } => fail(EXIT_INTERNAL, &"ptrace tracing needs Linux"),
         Command::Call {
             input,
             memories,

@@ -113,9 +113,11 @@ fn run_scenario(
             result.outcome = Outcome::Skip;
             result.reason = Some(why);
         }
+        // memspec's own fault, or a setup the backend refused: no verdict on crashes either
+        // way, and never "the backend broke".
         Err(Fault::Harness(why)) => {
-            result.outcome = Outcome::Error;
-            result.reason = Some(format!("memspec could not run the scenario: {why}"));
+            result.outcome = Outcome::Skip;
+            result.reason = Some(format!("not run: {why}"));
         }
         Err(fault) => {
             result.outcome = Outcome::Error;
@@ -176,11 +178,29 @@ fn points(
         }
     };
     let answer = session.call(&scenario.command);
-    trace::kill_group(group);
+    if answer.is_ok() {
+        // Still running (a failed call has stopped it, and its group id may be reused).
+        trace::kill_group(group);
+    }
     session.stop();
-    let traced = tracer.finish().map_err(|e| Fault::Harness(e.to_string()))?;
+    let traced = match tracer.finish() {
+        Ok(traced) => traced,
+        Err(e @ TraceError::Refused(_)) => {
+            session.discard();
+            return timed(scenario, backend, spec, timeouts, &e.to_string());
+        }
+        Err(e) => return Err(Fault::Harness(e.to_string())),
+    };
     let answer = answer?;
     let calls = traced.calls;
+    if calls.is_empty() && !answer.is_error && session.sandbox_is_store() {
+        // A write to a folder that no system call made: through a mapping or io_uring, which
+        // this tracer does not see. A "yes" would claim kills that never happened.
+        session.discard();
+        return Ok(Lane::Skipped(
+            "the write changed the folder through no system call the tracer counts (a memory mapping or io_uring?), so no kill point was found".to_string(),
+        ));
+    }
     if calls.is_empty() && !session.sandbox_is_store() {
         // A write that changed nothing outside the process has nothing a kill can tear: it was
         // refused, or the store is a dict in the process, which any stop empties by design
@@ -219,11 +239,13 @@ fn points(
             .map_err(|e| Fault::Harness(format!("tracing stopped working mid-lane: {e}")))?;
         let answer = session.call(&scenario.command);
         if answer.is_ok() {
-            // Answered before the point came: this run made fewer calls.
+            // Answered before the point came (this run made fewer calls), or the point comes
+            // after the answer: the group is killed either way.
             trace::kill_group(group);
         }
         session.stop();
         let traced = tracer.finish().map_err(|e| Fault::Harness(e.to_string()))?;
+        let acknowledged = matches!(&answer, Ok(a) if !a.is_error);
         if !traced.killed {
             notes.push(format!(
                 "point {index} was not reached: this run made {} storage call(s)",
@@ -232,31 +254,51 @@ fn points(
             session.discard();
             continue;
         }
-        let point = KillPoint::Before {
-            index,
-            of: calls.len(),
-            call: traced
-                .calls
-                .last()
-                .map_or_else(|| "?".to_string(), StorageCall::to_string),
+        // A call after the answer (a backend that writes once it has replied) was killed with
+        // the write acknowledged: its state must be there.
+        let point = if answer.is_ok() {
+            KillPoint::AfterAnswer
+        } else {
+            KillPoint::Before {
+                index,
+                of: calls.len(),
+                call: traced
+                    .calls
+                    .last()
+                    .map_or_else(|| "?".to_string(), StorageCall::to_string),
+            }
         };
         let found = judged(
             &mut session,
             &command,
             (&point, None),
-            succeeds,
+            if answer.is_ok() {
+                succeeds && acknowledged
+            } else {
+                succeeds
+            },
             (&old, &new),
             &watched,
             spec,
         )?;
         session.discard();
-        if !found.is_empty() {
-            findings.extend(found);
-            // The first point that loses is the story; later ones repeat it.
+        if keep(&mut findings, found) {
             break;
         }
     }
     Ok(Lane::Ran { findings, notes })
+}
+
+/// Adds a point's findings to the scenario's; `true` when one is a loss, the story the later
+/// points would only repeat. A leftover is kept once, and the points go on: a later one may lose.
+fn keep(findings: &mut Vec<Finding>, found: Vec<Finding>) -> bool {
+    let lost = found.iter().any(|f| f.rule == known::DURABILITY_CRASH);
+    for finding in found {
+        if !findings.iter().any(|f| f.rule == finding.rule) {
+            findings.push(finding);
+        }
+    }
+    lost
 }
 
 /// Set, the lane kills at random moments instead of tracing (as it does where ptrace is not
@@ -291,13 +333,24 @@ fn timed(
         let micros = u64::try_from(window.as_micros()).unwrap_or(u64::MAX).max(1);
         let delay =
             Duration::from_micros(rng.below(usize::try_from(micros).unwrap_or(usize::MAX)) as u64);
-        let killer = std::thread::spawn(move || {
-            std::thread::sleep(delay);
-            trace::kill_group(group);
-        });
+        // The kill only while the call is out: once it is back (a failed call has stopped the
+        // process), the group id is no longer the backend's to signal.
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let killer = {
+            let done = std::sync::Arc::clone(&done);
+            std::thread::spawn(move || {
+                std::thread::sleep(delay);
+                if !done.load(std::sync::atomic::Ordering::SeqCst) {
+                    trace::kill_group(group);
+                }
+            })
+        };
         let answer = session.call(&scenario.command);
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
         let _ = killer.join();
-        trace::kill_group(group);
+        if answer.is_ok() {
+            trace::kill_group(group);
+        }
         session.stop();
         let point = match &answer {
             Ok(_) => KillPoint::AfterAnswer,
@@ -321,8 +374,7 @@ fn timed(
             spec,
         )?;
         session.discard();
-        if !found.is_empty() {
-            findings.extend(found);
+        if keep(&mut findings, found) {
             break;
         }
     }
@@ -418,10 +470,24 @@ fn judged(
     watched: &[String],
     spec: &Spec,
 ) -> Result<Vec<Finding>, Fault> {
-    // The new process starts with this call, whatever the store: it must answer.
-    let listing = session.call(&json!({"command": "view", "path": "/memories"}))?;
-    let read = snapshot(session, watched)?;
-    let listed = (!listing.is_error).then(|| listed(&listing.text));
+    // The new process starts with this call, whatever the store: it must answer. One that
+    // cannot serve the store after a kill has lost every memory in it.
+    let served = session
+        .call(&json!({"command": "view", "path": "/memories"}))
+        .and_then(|listing| Ok((listing, snapshot(session, watched)?)));
+    let (listing, read, unserved) = match served {
+        Ok((listing, read)) => (Some(listing), read, None),
+        Err(Fault::Backend(broke)) => (
+            None,
+            watched
+                .iter()
+                .map(|p| (p.clone(), ReadAs::Absent))
+                .collect(),
+            Some(broke.reason),
+        ),
+        Err(fault) => return Err(fault),
+    };
+    let listed = listing.filter(|l| !l.is_error).map(|l| listed(&l.text));
     let crash = Crash {
         command,
         point,
@@ -431,6 +497,7 @@ fn judged(
         read: &read,
         listed: listed.as_deref(),
         unsynced,
+        unserved: unserved.as_deref(),
     };
     Ok(judge::step(Observation::Crash(crash, spec))?.findings)
 }

@@ -7,14 +7,17 @@
 //! per syscall *and per thread*, and a Node backend writes from whichever thread of libuv's pool
 //! is free, so the same N names a different write from one run to the next.
 //!
-//! The tracer runs on a thread of its own (ptrace requests must come from the thread that
-//! attached) and waits with `__WNOTHREAD`, so it sees its tracees only and never reaps a child
-//! another part of memspec waits for.
+//! The tracer is a process of its own (`memspec trace-group`, hidden; [`serve_tracer`]), never a
+//! thread of the harness: a ptrace stop of the backend is reported to every thread of the
+//! tracer's process that waits on it, and the harness waits on its backends' processes from its
+//! worker threads. The tracer process has no child of its own, so it waits on its tracees alone;
+//! it dies with its tracees killed (`PTRACE_O_EXITKILL`) when the harness gives up on it.
 
 use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::FileExt;
-use std::sync::mpsc;
-use std::thread::JoinHandle;
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
 use nix::libc;
@@ -24,10 +27,10 @@ use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 
 /// A call that changes storage: a kill point.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StorageCall {
     /// What the call does (`write`, `rename`, `unlink`, `open(O_TRUNC)` …).
-    pub kind: &'static str,
+    pub kind: String,
     /// What it works on: a path, `socket` for a send to a server, or `?` when it could not be
     /// read. Bounded: at most [`TARGET_SHOWN`] characters.
     pub target: String,
@@ -43,7 +46,7 @@ impl std::fmt::Display for StorageCall {
 const TARGET_SHOWN: usize = 160;
 
 /// What a traced run showed.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Traced {
     /// The storage calls, in the order they were entered; with a kill, the last is the one the
     /// group was killed on (it never ran).
@@ -53,6 +56,10 @@ pub struct Traced {
     /// Flushes to disk (`fsync`, `fdatasync`, `sync_file_range`, `msync`, `syncfs`, `sync`)
     /// made, counted.
     pub syncs: usize,
+    /// Why the trace cannot be trusted, when it cannot: a stop whose system call the kernel
+    /// would not describe (`PTRACE_GET_SYSCALL_INFO` needs Linux 5.3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub broken: Option<String>,
 }
 
 /// Why a process group could not be traced: the reason a report gives for running no crash
@@ -73,57 +80,127 @@ pub enum TraceError {
     Tracer(String),
 }
 
-/// A traced process group; [`Tracer::finish`] waits for the tracing to end, which it does when
-/// every traced process has exited (the caller stops the backend).
+/// A traced process group, traced by a `memspec trace-group` process; [`Tracer::finish`] waits
+/// for the tracing to end, which it does when every traced process has exited (the caller stops
+/// the backend).
 #[derive(Debug)]
 pub struct Tracer {
-    handle: JoinHandle<Traced>,
+    child: Child,
+    out: BufReader<ChildStdout>,
 }
 
-/// Attaches to every thread of every process in process group `group` and counts their storage
-/// calls; with `kill_at = Some(n)`, kills the group on entry to the `n`th (1-based). Returns
-/// once every thread is attached, so that the next request the backend reads is traced.
+/// The line a tracer process prints once every thread is attached.
+const READY: &str = "ready";
+
+/// How long [`Tracer::finish`] waits for the traced processes to be gone: past it, the tracer
+/// is killed, and its tracees with it.
+const FINISH_WITHIN: Duration = Duration::from_secs(20);
+
+/// Starts `memspec trace-group` (the program `memspec`: this process's own, or `MEMSPEC_BIN`)
+/// on process group `group`, counting its storage calls; with `kill_at = Some(n)`, it kills the
+/// group on entry to the `n`th (1-based). Returns once every thread is attached and resumed, so
+/// that the next request the backend reads is traced.
 pub fn attach(group: i32, kill_at: Option<usize>) -> Result<Tracer, TraceError> {
-    let (ready, attached) = mpsc::channel();
-    let handle = std::thread::Builder::new()
-        .name("memspec-tracer".to_string())
-        .spawn(move || {
-            let mut state = State::new(group, kill_at);
-            match state.seize_group() {
-                Ok(()) => {
-                    let _ = ready.send(Ok(()));
-                    state.follow();
-                }
-                Err(e) => {
-                    state.release();
-                    let _ = ready.send(Err(e));
-                }
-            }
-            state.traced
-        })
-        .map_err(|e| TraceError::Tracer(e.to_string()))?;
-    match attached.recv() {
-        Ok(Ok(())) => Ok(Tracer { handle }),
-        Ok(Err(e)) => {
-            let _ = handle.join();
-            Err(e)
-        }
-        Err(_) => Err(TraceError::Tracer(
-            "the tracer thread ended before attaching".to_string(),
-        )),
+    let program = std::env::var_os("MEMSPEC_BIN")
+        .map(std::path::PathBuf::from)
+        .map_or_else(std::env::current_exe, Ok)
+        .map_err(|e| TraceError::Tracer(format!("cannot find memspec's own program: {e}")))?;
+    let mut command = Command::new(program);
+    command
+        .arg("trace-group")
+        .arg(group.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    if let Some(n) = kill_at {
+        command.arg("--kill-at").arg(n.to_string());
     }
+    let mut child = command
+        .spawn()
+        .map_err(|e| TraceError::Tracer(format!("cannot start the tracer: {e}")))?;
+    let Some(stdout) = child.stdout.take() else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(TraceError::Tracer("the tracer has no output".to_string()));
+    };
+    let mut out = BufReader::new(stdout);
+    let mut first = String::new();
+    let _ = out.by_ref().take(4096).read_line(&mut first);
+    let first = first.trim_end();
+    if first == READY {
+        return Ok(Tracer { child, out });
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    Err(match first.strip_prefix("refused: ") {
+        Some(why) => TraceError::Refused(why.to_string()),
+        None if first == "no process" => TraceError::NoProcess,
+        None => TraceError::Tracer(format!("the tracer said {first:?}")),
+    })
 }
 
 impl Tracer {
-    /// Waits until every traced process has exited, and says what was seen.
-    pub fn finish(self) -> Result<Traced, TraceError> {
-        self.handle
-            .join()
-            .map_err(|_| TraceError::Tracer("the tracer thread panicked".to_string()))
+    /// Waits until every traced process has exited (at most [`FINISH_WITHIN`]: a process that
+    /// left the group outlives the caller's kill, and is killed with the tracer), and says what
+    /// was seen.
+    pub fn finish(mut self) -> Result<Traced, TraceError> {
+        let started = Instant::now();
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(_)) => break,
+                Ok(None) if started.elapsed() < FINISH_WITHIN => {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                _ => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    return Err(TraceError::Tracer(format!(
+                        "the traced processes were still running {} s after the backend was stopped",
+                        FINISH_WITHIN.as_secs()
+                    )));
+                }
+            }
+        }
+        let mut line = String::new();
+        let _ = self.out.by_ref().take(16 << 20).read_line(&mut line);
+        let traced: Traced = serde_json::from_str(&line)
+            .map_err(|e| TraceError::Tracer(format!("the tracer's report is unreadable: {e}")))?;
+        match traced.broken {
+            Some(why) => Err(TraceError::Refused(why)),
+            None => Ok(traced),
+        }
     }
 }
 
-/// The tracer thread's state.
+/// The tracer process (`memspec trace-group GROUP [--kill-at N]`): attaches to every thread of
+/// process group `group`, writes `ready` (or `refused: …`, `no process`) to `out`, follows the
+/// tracees until none is left, then writes what it saw as one JSON line.
+pub fn serve_tracer(
+    group: i32,
+    kill_at: Option<usize>,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let mut state = State::new(group, kill_at);
+    match state.seize_group() {
+        Ok(()) => {
+            writeln!(out, "{READY}")?;
+            out.flush()?;
+            state.follow();
+            serde_json::to_writer(&mut *out, &state.traced)?;
+            writeln!(out)?;
+        }
+        Err(e) => {
+            state.release();
+            match e {
+                TraceError::NoProcess => writeln!(out, "no process")?,
+                other => writeln!(out, "refused: {other}")?,
+            }
+        }
+    }
+    out.flush()
+}
+
+/// The tracer's state.
 struct State {
     group: i32,
     kill_at: Option<usize>,
@@ -159,9 +236,14 @@ impl State {
                 }
                 match ptrace::seize(tid, options) {
                     Ok(()) => {}
-                    // Gone meanwhile, or already seized as a clone of a seized thread.
+                    // Gone meanwhile.
                     Err(Errno::ESRCH) => continue,
-                    Err(Errno::EPERM) if self.tracees.contains(&tid) => continue,
+                    // Already ours: a thread or child made by a seized thread is attached as it
+                    // is made, and reported to `follow`.
+                    Err(Errno::EPERM) if traced_by_me(tid) => {
+                        self.tracees.push(tid);
+                        continue;
+                    }
                     Err(e) => return Err(TraceError::Refused(e.desc().to_string())),
                 }
                 self.tracees.push(tid);
@@ -238,8 +320,16 @@ impl State {
 
     /// A syscall stop; `true` when the group was killed here.
     fn at_syscall(&mut self, tid: Pid) -> bool {
-        let Ok(info) = ptrace::syscall_info(tid) else {
-            return false;
+        let info = match ptrace::syscall_info(tid) {
+            Ok(info) => info,
+            // Gone meanwhile (killed): nothing to count.
+            Err(Errno::ESRCH) => return false,
+            Err(e) => {
+                self.traced.broken.get_or_insert_with(|| {
+                    format!("the kernel does not describe the backend's system calls ({}); PTRACE_GET_SYSCALL_INFO needs Linux 5.3", e.desc())
+                });
+                return false;
+            }
         };
         if info.op != libc::PTRACE_SYSCALL_INFO_ENTRY {
             return false;
@@ -284,7 +374,7 @@ enum Classified {
 fn classify(tid: Pid, nr: i64, args: &[u64; 6]) -> Option<Classified> {
     let storage = |kind: &'static str, target: String| {
         Some(Classified::Storage(StorageCall {
-            kind,
+            kind: kind.to_string(),
             target: bounded(target),
         }))
     };
@@ -342,7 +432,7 @@ fn legacy(nr: i64, args: &[u64; 6], tid: Pid) -> Option<Classified> {
     let path_at = |addr: u64| read_path(tid, addr);
     let storage = |kind: &'static str, target: String| {
         Some(Classified::Storage(StorageCall {
-            kind,
+            kind: kind.to_string(),
             target: bounded(target),
         }))
     };
@@ -377,7 +467,7 @@ fn opening(flags: u64, path: String) -> Option<Classified> {
         return None;
     }
     Some(Classified::Storage(StorageCall {
-        kind,
+        kind: kind.to_string(),
         target: bounded(path),
     }))
 }
@@ -450,6 +540,18 @@ fn threads_of_group(group: i32) -> Vec<Pid> {
         .collect()
 }
 
+/// Whether this process already traces thread `tid` (`TracerPid` in its status).
+fn traced_by_me(tid: Pid) -> bool {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{tid}/status")) else {
+        return false;
+    };
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("TracerPid:"))
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        == Some(std::process::id())
+}
+
 /// The process a thread belongs to.
 fn thread_group(tid: Pid) -> Result<Pid, ()> {
     let status = std::fs::read_to_string(format!("/proc/{tid}/status")).map_err(|_| ())?;
@@ -471,10 +573,7 @@ mod tests {
         assert!(opening((libc::O_WRONLY | libc::O_CREAT) as u64, "/dev/null".into()).is_none());
         assert!(matches!(
             opening((libc::O_WRONLY | libc::O_TRUNC) as u64, "/tmp/a".into()),
-            Some(Classified::Storage(StorageCall {
-                kind: "open(O_TRUNC)",
-                ..
-            }))
+            Some(Classified::Storage(StorageCall { kind, .. })) if kind == "open(O_TRUNC)"
         ));
     }
 }

@@ -307,7 +307,6 @@ pub fn open_file(dir: &Dir, name: &str) -> Result<(cap_std::fs::File, u64), Read
     Ok((file, meta.len()))
 }
 
-/// Writes `bytes` to a new hidden temp file in `dir`, fsynced, and returns its name.
 /// A hidden name for a temp file or a folder being deleted. The process id makes names unlikely
 /// to collide with another process's; it is asked once (a `getpid` per write otherwise).
 /// O_EXCL (or `RENAME_NOREPLACE`) is what guarantees a fresh entry: a name taken anyway, even by
@@ -322,6 +321,7 @@ fn temp_name() -> String {
     )
 }
 
+/// Writes `bytes` to a new hidden temp file in `dir`, fsynced, and returns its name.
 fn write_temp(dir: &Dir, bytes: &[u8]) -> io::Result<String> {
     loop {
         let name = temp_name();
@@ -380,7 +380,9 @@ pub fn rename_no_replace(from: &Dir, from_name: &str, to: &Dir, to_name: &str) -
     )
     .map_err(io::Error::from)?;
     sync_dir(to);
-    sync_dir(from);
+    if !std::ptr::eq(from, to) {
+        sync_dir(from);
+    }
     Ok(())
 }
 
@@ -399,7 +401,10 @@ pub fn delete(dir: &Dir, name: &str, kind: Occupant) -> io::Result<()> {
                     done => break done?,
                 }
             }
-            walk_tree(dir, OsStr::new(&doomed), &mut Remove)
+            // The folder is gone from every listing and path once renamed: the delete has
+            // happened. What cannot be removed now stays hidden, and is no error of the delete.
+            let _ = walk_tree(dir, OsStr::new(&doomed), &mut Remove);
+            Ok(())
         }
         _ => {
             dir.remove_file_or_symlink(name)?;

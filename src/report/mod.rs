@@ -317,22 +317,30 @@ impl Report {
             return None;
         }
         let first = |outcome: Outcome| crashes.iter().find(|r| r.outcome == outcome);
-        let said = if let Some(failed) = first(Outcome::Fail).or_else(|| first(Outcome::Warn)) {
-            let finding = crate::judge::worst(&failed.findings);
-            let why = finding.map_or("", |f| f.message.as_str());
-            let shown: String = why.chars().take(240).collect();
-            let more = if shown.len() < why.len() { "…" } else { "" };
-            format!("NO, memories LOST: {shown}{more}")
+        // A backend's text, cut to one line of 240 characters.
+        let shown = |text: &str| {
+            let line = text.lines().next().unwrap_or_default();
+            let shown: String = line.chars().take(240).collect();
+            let more = if shown.len() < text.len() { "…" } else { "" };
+            format!("{shown}{more}")
+        };
+        let worst = |result: &&&CaseResult| {
+            crate::judge::worst(&result.findings).map_or_else(String::new, |f| shown(&f.message))
+        };
+        let said = if let Some(failed) = first(Outcome::Fail) {
+            format!("NO, memories LOST: {}", worst(&failed))
         } else if let Some(broke) = first(Outcome::Error) {
             format!(
                 "the backend BROKE in {}: {}",
                 broke.id,
-                broke.reason.as_deref().unwrap_or("no reason given")
+                shown(broke.reason.as_deref().unwrap_or("no reason given"))
             )
+        } else if let Some(warned) = first(Outcome::Warn) {
+            format!("yes, with leftovers a listing shows: {}", worst(&warned))
         } else if crashes.iter().all(|r| r.outcome == Outcome::Skip) {
             format!(
                 "not checked: {}",
-                crashes[0].reason.as_deref().unwrap_or("no reason given")
+                shown(crashes[0].reason.as_deref().unwrap_or("no reason given"))
             )
         } else {
             let ran: Vec<&&CaseResult> = crashes

@@ -16,13 +16,17 @@ pub struct RuleCoverage<'a> {
 
 /// Every rule of the spec with the cases that check it, in rule-id order.
 /// The concurrency rules are checked by the races of `check --clients N` and `fuzz --clients
-/// N` (several processes on one store), which no case can describe: they count as covered there.
+/// N` (several processes on one store), and the durability rules by the crash lane of
+/// `check --crash` (a backend killed mid-write), which no case can describe: they count as
+/// covered there.
 pub fn coverage<'a>(spec: &'a Spec, suite: &'a Suite) -> Vec<RuleCoverage<'a>> {
     spec.rules()
         .map(|rule| RuleCoverage {
             rule,
             cases: if crate::spec::known::RACE_RULES.contains(&rule.id) {
                 vec![RACES]
+            } else if crate::spec::known::CRASH_RULES.contains(&rule.id) {
+                vec![CRASHES]
             } else {
                 suite
                     .cases
@@ -37,6 +41,9 @@ pub fn coverage<'a>(spec: &'a Spec, suite: &'a Suite) -> Vec<RuleCoverage<'a>> {
 
 /// What the coverage lists for a rule the races check.
 pub const RACES: &str = "(the races of check/fuzz --clients N)";
+
+/// What the coverage lists for a rule the crash lane checks.
+pub const CRASHES: &str = "(the crash lane of check --crash)";
 
 /// Every rule id a case names: its `rules`, its checks' own rules and the rules that allow its
 /// steps' alternatives. A rule of another revision counts as the rule it is graded as here.

@@ -87,6 +87,9 @@ pub struct Crash<'a> {
     /// Storage calls to files the command made before an answer that followed no fsync, when
     /// that is what the trace showed (`decide.crash-fsync`, INFO).
     pub unsynced: Option<usize>,
+    /// Why a new process could not serve the store after the kill, when it could not: every
+    /// memory in it is out of reach.
+    pub unserved: Option<&'a str>,
 }
 
 /// What did not hold after the crash.
@@ -124,7 +127,13 @@ pub(super) fn judge<'a>(crash: Crash<'a>, spec: &Spec) -> Vec<Finding> {
                 "{}, {}, then restarted: the store {wanted}: {}",
                 crash.command,
                 crash.point,
-                differences(&crash)
+                match crash.unserved {
+                    Some(why) => format!(
+                        "a new process could not serve it ({})",
+                        bounded(why.lines().next().unwrap_or_default())
+                    ),
+                    None => differences(&crash),
+                }
             ),
         ));
     }
