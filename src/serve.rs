@@ -60,6 +60,21 @@ pub fn serve_as(
     Ok(())
 }
 
+/// Serves user `user` of the store `store` (a folder shared by many users, each user's memories
+/// in a folder of their own inside it, see [`Reference::open_user`]), as [`serve_as`] does. An id
+/// the reference refuses (empty, too long) stops it before it reads anything.
+pub fn serve_user(
+    store: &Path,
+    user: &str,
+    revision: Revision,
+    input: impl BufRead,
+    output: impl Write,
+) -> Result<(), ServeError> {
+    let mut reference = Reference::open_user(store, user, revision)?;
+    memspec_protocol::serve(&mut reference, input, output)?;
+    Ok(())
+}
+
 /// The reference as a protocol v1 backend: what `memspec serve` runs.
 impl MemoryHandler for Reference {
     fn call(&mut self, input: &Value) -> memspec_protocol::ToolResult {

@@ -25,6 +25,20 @@ impl InProcess {
             })?;
         Ok(InProcess { reference })
     }
+
+    /// Opens the reference as user `user` of the store `store` ([`Reference::open_user`]).
+    pub fn open_user(
+        store: &Path,
+        user: &str,
+        revision: Revision,
+    ) -> Result<InProcess, BackendError> {
+        let reference =
+            Reference::open_user(store, user, revision).map_err(|e| BackendError::Spawn {
+                command: "reference".to_string(),
+                reason: e.to_string(),
+            })?;
+        Ok(InProcess { reference })
+    }
 }
 
 impl Backend for InProcess {

@@ -171,12 +171,26 @@ pub struct Timeouts {
     pub startup: Duration,
 }
 
+/// What a command names the user with whom it starts, in a store shared by many users.
+pub const USER_PLACEHOLDER: &str = "{user}";
+
+/// Who starts a backend process, besides its sandbox: which worker of a parallel run, and as
+/// which user of a store shared by many users.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Starter<'a> {
+    /// Passed as `MEMSPEC_WORKER`.
+    pub worker: Option<usize>,
+    /// Passed as `{user}` and `MEMSPEC_USER`.
+    pub user: Option<&'a str>,
+}
+
 /// Which backend to run cases against.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BackendSpec {
     /// The built-in reference, in process, following the given revision of the page.
     Reference(Revision),
-    /// A program speaking protocol v1; `{memories}` and `{base}` are replaced by paths.
+    /// A program speaking protocol v1; `{memories}` and `{base}` are replaced by paths,
+    /// `{user}` by the id of the user it serves (see [`BackendSpec::takes_user`]).
     Command {
         /// The command line, run by `sh -c`.
         template: String,
@@ -309,13 +323,47 @@ impl BackendSpec {
         memories: &Path,
         timeouts: Timeouts,
     ) -> Result<Box<dyn Backend>, BackendError> {
+        self.start_as(base, memories, timeouts, None)
+    }
+
+    /// Starts the backend over a sandbox as user `user` of a store shared by many users (see
+    /// [`BackendSpec::takes_user`]): a command gets the id as `{user}` and `MEMSPEC_USER`; the
+    /// reference serves that user's folder inside `memories` (`crate::reference::users`).
+    /// `None` starts it as a backend of one store.
+    pub fn start_as(
+        &self,
+        base: &Path,
+        memories: &Path,
+        timeouts: Timeouts,
+        user: Option<&str>,
+    ) -> Result<Box<dyn Backend>, BackendError> {
         match self {
-            BackendSpec::Reference(revision) => Ok(Box::new(InProcess::open(memories, *revision)?)),
+            BackendSpec::Reference(revision) => Ok(Box::new(match user {
+                None => InProcess::open(memories, *revision)?,
+                Some(user) => InProcess::open_user(memories, user, *revision)?,
+            })),
             BackendSpec::Command {
                 template, worker, ..
             } => Ok(Box::new(Stdio::spawn(
-                template, base, memories, timeouts, *worker,
+                template,
+                base,
+                memories,
+                timeouts,
+                Starter {
+                    worker: *worker,
+                    user,
+                },
             )?)),
+        }
+    }
+
+    /// Whether the backend serves many users on one store, each with a `/memories` of their
+    /// own: the reference does, and a command does when it names `{user}` (it then gets each
+    /// user's id there and in `MEMSPEC_USER`).
+    pub fn takes_user(&self) -> bool {
+        match self {
+            BackendSpec::Reference(_) => true,
+            BackendSpec::Command { template, .. } => template.contains(USER_PLACEHOLDER),
         }
     }
 }

@@ -132,11 +132,18 @@ pub(crate) enum Command {
     Check(CheckArgs),
     /// Serve the reference backend over protocol v1 (JSON Lines on stdin/stdout).
     Serve {
-        /// Folder that /memories maps to (created if missing).
+        /// Folder that /memories maps to (created if missing); with --user, the store of many
+        /// users that holds that user's folder.
         memories: PathBuf,
         /// The revision of the page to follow (it decides whether long views are cut).
         #[arg(long, value_enum, default_value_t)]
         revision: Revision,
+        /// Serve this user of a store shared by many users: their /memories is a folder of
+        /// their own inside MEMORIES, named from the id so that no two ids share one (`u1` and
+        /// `u10`, `Alice` and `alice`, `../bob`). Used as `--backend 'memspec serve {memories}
+        /// --user {user}'`; an empty id is refused.
+        #[arg(long)]
+        user: Option<String>,
     },
     /// The crash lane's tracer (`check --crash` starts it): attaches to a backend's process
     /// group with ptrace, prints `ready`, and kills the group on entry to storage call N.
@@ -288,10 +295,18 @@ pub fn run() -> ExitCode {
     }
     match cli.command {
         Command::Check(args) => run_check(&args),
-        Command::Serve { memories, revision } => {
+        Command::Serve {
+            memories,
+            revision,
+            user,
+        } => {
             let stdin = io::stdin().lock();
             let stdout = io::BufWriter::with_capacity(1 << 20, io::stdout().lock());
-            match memspec::serve::serve_as(&memories, revision, stdin, stdout) {
+            let served = match &user {
+                None => memspec::serve::serve_as(&memories, revision, stdin, stdout),
+                Some(user) => memspec::serve::serve_user(&memories, user, revision, stdin, stdout),
+            };
+            match served {
                 Ok(()) => ExitCode::SUCCESS,
                 // The harness went away: nothing is left to answer.
                 Err(memspec::serve::ServeError::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => {

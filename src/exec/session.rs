@@ -151,6 +151,8 @@ pub struct Session {
     outside: Outside,
     /// Tampering already reported.
     reported: Vec<String>,
+    /// The user it serves in a store shared by many users ([`Session::client_as`]).
+    user: Option<String>,
 }
 
 impl std::fmt::Debug for Session {
@@ -168,6 +170,14 @@ impl Session {
     /// A fresh sandbox in the system's temporary folder (for the in-process reference, on a RAM
     /// file system when there is one), with the backend started on it.
     pub fn start(spec: &BackendSpec, timeouts: Timeouts) -> Result<Session, Fault> {
+        let mut session = Session::unstarted(spec, timeouts)?;
+        session.running()?;
+        Ok(session)
+    }
+
+    /// A fresh sandbox as [`Session::start`] makes it, with the backend not yet started (its
+    /// first call starts it).
+    pub fn unstarted(spec: &BackendSpec, timeouts: Timeouts) -> Result<Session, Fault> {
         // The reference fsyncs every write (decide.durability), which a sandbox thrown away
         // after its case does not need and which costs milliseconds per create on a busy disk
         // (the 1,500 creates of scale.wide-folder took seconds): as replays do, its sandboxes
@@ -177,9 +187,7 @@ impl Session {
             _ => Sandbox::new(),
         }
         .map_err(|e| Fault::Harness(format!("cannot make a sandbox: {e}")))?;
-        let mut session = Session::on(sandbox, spec, timeouts);
-        session.running()?;
-        Ok(session)
+        Ok(Session::on(sandbox, spec, timeouts))
     }
 
     /// The backend on `sandbox` (made and filled by the caller), started by the first call.
@@ -195,6 +203,7 @@ impl Session {
             exited_unread: false,
             outside,
             reported: Vec::new(),
+            user: None,
         }
     }
 
@@ -217,7 +226,30 @@ impl Session {
             exited_unread: false,
             outside: self.sandbox.outside(),
             reported: Vec::new(),
+            user: self.user.clone(),
         }
+    }
+
+    /// Another client of the same store serving user `user` (see
+    /// [`BackendSpec::takes_user`]): the backend started as that user on the same sandbox, by
+    /// its first call.
+    pub fn client_as(&self, user: &str) -> Session {
+        Session {
+            user: Some(user.to_string()),
+            ..self.client()
+        }
+    }
+
+    /// This session's process (not yet started) as user `user` of the store.
+    pub fn as_user(mut self, user: &str) -> Session {
+        self.stop();
+        self.user = Some(user.to_string());
+        self
+    }
+
+    /// The user it serves, in a store shared by many users.
+    pub fn user(&self) -> Option<&str> {
+        self.user.as_deref()
     }
 
     /// The running process, started (again, on the same sandbox) when there is none, unless it
@@ -232,10 +264,12 @@ impl Session {
                     breaks: self.breaks,
                 });
             }
-            match self
-                .spec
-                .start_with(self.sandbox.base(), self.sandbox.memories(), self.timeouts)
-            {
+            match self.spec.start_as(
+                self.sandbox.base(),
+                self.sandbox.memories(),
+                self.timeouts,
+                self.user.as_deref(),
+            ) {
                 Ok(backend) => self.backend = Some(backend),
                 Err(e) => {
                     self.breaks += 1;
@@ -336,6 +370,28 @@ impl Session {
             self.stop();
         }
         Ok(reset)
+    }
+
+    /// Starts the backend and has it forget its memories (`reset`) without touching the
+    /// sandbox, which is new: as [`Session::start_clean`] for one of several users of a store,
+    /// whose folders in the sandbox the other users' processes may already hold open. A
+    /// backend that knows no `reset` is stopped again, so that the probe cannot confuse its
+    /// first real call. `Err` only when the backend could not be started or did not answer.
+    pub fn start_forgetting(&mut self) -> Result<(), Fault> {
+        self.warm_up()?;
+        let call = self.timeouts.call;
+        let backend = self.running()?;
+        backend.set_call_timeout(call);
+        if !matches!(backend.reset(), Ok(true)) {
+            self.stop();
+        }
+        Ok(())
+    }
+
+    /// Starts the backend and sees it answer (a `hello` control, within the start-up allowance).
+    pub fn warm_up(&mut self) -> Result<(), Fault> {
+        let started = self.running()?.warm_up();
+        started.map_err(|e| self.broke(&e))
     }
 
     /// A new case starts on this process: its errors quote what it writes to stderr from now on.

@@ -492,6 +492,7 @@ mod tests {
             path: path.to_string(),
             expect,
             rule: None,
+            user: None,
         }
     }
 

@@ -387,6 +387,12 @@ impl Finding {
 
     /// What the fault costs, from the kind of check and the rule it breaks.
     pub fn harm(&self) -> Harm {
+        // One user reaching another's memories is an escape from the first's `/memories`,
+        // whatever the check that saw it; a finding of that rule that is not checked (INFO) is
+        // no crossing.
+        if self.rule == known::USERS_ISOLATED && self.level != Level::Info {
+            return Harm::Escape;
+        }
         match self.check {
             Check::Leak
             | Check::HostPath

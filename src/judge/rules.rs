@@ -192,10 +192,11 @@ pub fn tree_rule(input: &Value, reference: &Answer, before: Option<&Tree>) -> Op
 }
 
 /// Whether `rule` is one of the confinement rules, whose findings make the security lane:
-/// `confinement.all-operations`, `errors.no-host-paths` and `security.*`.
+/// `confinement.all-operations`, `errors.no-host-paths`, `users.isolated` and `security.*`.
 pub fn is_confinement(rule: &RuleId) -> bool {
     *rule == known::CONFINEMENT
         || *rule == known::NO_HOST_PATHS
+        || *rule == known::USERS_ISOLATED
         || rule.as_str().starts_with("security.")
 }
 

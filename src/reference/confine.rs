@@ -76,6 +76,26 @@ impl Root {
         })
     }
 
+    /// Opens (creating if needed) the folder `name` (one path component, never `..`) inside
+    /// the folder at `store` (created if needed), without following a link at `name`: a user's
+    /// folder in a store of many users ([`super::users`]).
+    pub fn open_in(store: &Path, name: &str) -> io::Result<Root> {
+        std::fs::create_dir_all(store)?;
+        let store = Dir::open_ambient_dir(store, ambient_authority())?;
+        single_component(OsStr::new(name))?;
+        match rustix::fs::mkdirat(&store, name, Mode::from_raw_mode(0o755)) {
+            Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+            Err(e) => return Err(e.into()),
+        }
+        let dir = open_dir_readable(&store, OsStr::new(name))?;
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let lock_file = std::fs::File::from(rustix::fs::openat(&dir, ".", flags, Mode::empty())?);
+        Ok(Root {
+            dir,
+            lock_file: Mutex::new(lock_file),
+        })
+    }
+
     /// The root folder itself.
     pub fn dir(&self) -> &Dir {
         &self.dir

@@ -13,6 +13,7 @@ mod manage;
 pub mod messages;
 pub mod path;
 pub mod text;
+pub mod users;
 mod view;
 
 use std::path::{Path, PathBuf};
@@ -35,6 +36,17 @@ pub enum ReferenceError {
         /// The folder that `/memories` maps to.
         path: PathBuf,
         /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// A user's folder in a store of many users could not be made or opened, or the user id is
+    /// refused (empty, too long).
+    #[error("cannot open the memories of user \"{user}\" in the store {store}: {source}")]
+    OpenUser {
+        /// The store's folder.
+        store: PathBuf,
+        /// The user id, escaped for printing.
+        user: String,
+        /// Why.
         source: std::io::Error,
     },
 }
@@ -84,6 +96,25 @@ impl Reference {
     pub fn open_as(memories: &Path, revision: Revision) -> Result<Reference, ReferenceError> {
         let root = Root::open(memories).map_err(|source| ReferenceError::OpenRoot {
             path: memories.to_path_buf(),
+            source,
+        })?;
+        Ok(Reference { root, revision })
+    }
+
+    /// Opens user `user`'s memories in a store of many users (the folder `store`, created if
+    /// needed): the folder [`users::folder_name`] names inside it, created if needed and never
+    /// reached through a link. Behaves as `revision` of the page asks.
+    pub fn open_user(
+        store: &Path,
+        user: &str,
+        revision: Revision,
+    ) -> Result<Reference, ReferenceError> {
+        let opened = users::folder_name(user)
+            .map_err(std::io::Error::from)
+            .and_then(|name| Root::open_in(store, &name));
+        let root = opened.map_err(|source| ReferenceError::OpenUser {
+            store: store.to_path_buf(),
+            user: user.escape_debug().to_string(),
             source,
         })?;
         Ok(Reference { root, revision })

@@ -668,7 +668,15 @@ fn harm_note(report: &Report) -> String {
             .collect()
     };
     let mut notes = Vec::new();
-    let escapes = named(Harm::Escape);
+    let (crossings, escapes): (Vec<String>, Vec<String>) = named(Harm::Escape)
+        .into_iter()
+        .partition(|named| named.starts_with(crate::spec::known::USERS_ISOLATED.as_str()));
+    if !crossings.is_empty() {
+        notes.push(format!(
+            "one user's memories reached by another: {}",
+            crossings.join(", ")
+        ));
+    }
     if !escapes.is_empty() {
         notes.push(format!(
             "something outside /memories touched or shown: {}",

@@ -167,6 +167,8 @@ pub const CONCURRENCY_ONE_CREATE: RuleId = RuleId::known("concurrency.one-create
 pub const CONCURRENCY_REAL_STATES: RuleId = RuleId::known("concurrency.real-states");
 /// A restart on the same store keeps every memory at its path with its bytes.
 pub const PERSISTENCE_RESTART: RuleId = RuleId::known("persistence.restart");
+/// In a store shared by many users, nothing crosses from one user's `/memories` to another's.
+pub const USERS_ISOLATED: RuleId = RuleId::known("users.isolated");
 /// A backend may keep its memories in its process only (a new process starts empty).
 pub const PROCESS_STORE: RuleId = RuleId::known("decide.process-store");
 /// A write killed at any point leaves its state before or after, whole (the crash lane).
@@ -211,6 +213,7 @@ pub const ALL: &[RuleId] = &[
     CONCURRENCY_ONE_CREATE,
     CONCURRENCY_REAL_STATES,
     PERSISTENCE_RESTART,
+    USERS_ISOLATED,
     PROCESS_STORE,
     DURABILITY_CRASH,
     DURABILITY_CRASH_LEFTOVERS,

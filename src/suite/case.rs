@@ -78,6 +78,15 @@ pub struct Case {
     /// process's own `view`, on a folder too (`restart.*` cases, rule `persistence.restart`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub restart: bool,
+    /// The users of a case of a store shared by many users (`users.*` cases, rule
+    /// `users.isolated`), in order: the backend is started once per user on one store (as
+    /// `{user}` and `MEMSPEC_USER`), and each setup call, step and effect names the user it is
+    /// made as, the first by default. Such a case runs only on a backend that takes a user (its
+    /// command names `{user}`, or the reference), has no fixtures, reads its effects through
+    /// each user's own `view`, and is never a `restart` case.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(min = 2), extend("uniqueItems" = true))]
+    pub users: Vec<String>,
     /// The calls under test, in order.
     #[schemars(length(min = 1))]
     pub steps: Vec<Step>,
@@ -90,6 +99,19 @@ pub struct Case {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum SetupCall {
+    /// `{"input": {...}, "user": "u10"}`: a call made as one of the case's `users`; with a
+    /// `rule`, the rule that makes it succeed (as for a plain call otherwise).
+    AsUser {
+        /// The tool input.
+        #[schemars(schema_with = "tool_input")]
+        input: Value,
+        /// Which of the case's `users` makes it.
+        user: String,
+        /// The rule that makes it succeed, when not its command's own.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "Option<RuleId>")]
+        rule: Option<String>,
+    },
     /// `{"input": {"command": "create", ...}, "plant": true}`: a create whose file the case
     /// needs and does not test the making of (a folder of 1,500 files for a listing). On a
     /// backend that keeps its memories in the folder the harness writes the file itself, as it
@@ -203,7 +225,8 @@ impl SetupCall {
     /// The tool input.
     pub fn input(&self) -> &Value {
         match self {
-            SetupCall::Planted { input, .. }
+            SetupCall::AsUser { input, .. }
+            | SetupCall::Planted { input, .. }
             | SetupCall::Ruled { input, .. }
             | SetupCall::Plain(input) => input,
         }
@@ -212,9 +235,18 @@ impl SetupCall {
     /// The tool input, to change in place (generated texts are made at load).
     pub fn input_mut(&mut self) -> &mut Value {
         match self {
-            SetupCall::Planted { input, .. }
+            SetupCall::AsUser { input, .. }
+            | SetupCall::Planted { input, .. }
             | SetupCall::Ruled { input, .. }
             | SetupCall::Plain(input) => input,
+        }
+    }
+
+    /// The user it is made as, in a case of many users (`None`: the first).
+    pub fn user(&self) -> Option<&str> {
+        match self {
+            SetupCall::AsUser { user, .. } => Some(user),
+            SetupCall::Planted { .. } | SetupCall::Ruled { .. } | SetupCall::Plain(_) => None,
         }
     }
 
@@ -237,6 +269,7 @@ impl SetupCall {
     pub fn rule(&self) -> Option<&str> {
         match self {
             SetupCall::Ruled { rule, .. } => Some(rule),
+            SetupCall::AsUser { rule, .. } => rule.as_deref(),
             SetupCall::Planted { .. } | SetupCall::Plain(_) => None,
         }
     }
@@ -453,6 +486,9 @@ pub struct Step {
     /// (`{{base}}` in strings becomes the sandbox's absolute path; no `$each` in it).
     #[schemars(with = "NoEach")]
     pub input: Value,
+    /// Which of the case's `users` makes the call (default: the first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
     /// The expected `is_error` flag.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_error: Option<bool>,
@@ -553,6 +589,10 @@ pub struct Effect {
         extend("not" = { "pattern": r"(^|/)\.\.(/|$)" })
     )]
     pub path: String,
+    /// Which of the case's `users` it is read as, through that user's `view` (default: the
+    /// first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
     /// What must hold.
     #[serde(flatten)]
     pub expect: EffectKind,

@@ -91,7 +91,8 @@ pub struct StepRules {
     pub is_error: Graded,
     /// Of the text check.
     pub text: Graded,
-    /// Of `must_not_contain`: confinement, whatever the case.
+    /// Of `must_not_contain`: confinement, whatever the case (in a case of many users, each
+    /// user's: `users.isolated`).
     pub must_not_contain: Graded,
     /// Of the lines a ranged view shows (see [`lines_rule`]).
     pub lines: Option<Graded>,
@@ -415,7 +416,15 @@ fn resolve(case: &Case, spec: &Spec) -> Result<Resolved, Option<String>> {
             lines: lines_rule(step, &is_error, spec),
             is_error,
             text: graded(step.text_rule.as_ref())?,
-            must_not_contain: Graded::of(known::CONFINEMENT, spec),
+            // Another user's memories shown is that user's confinement broken.
+            must_not_contain: Graded::of(
+                if case.users.is_empty() {
+                    known::CONFINEMENT
+                } else {
+                    known::USERS_ISOLATED
+                },
+                spec,
+            ),
         });
     }
     let effects = case
@@ -538,6 +547,7 @@ fn check_case(case: &Case, area: &str, spec: &Spec) -> Vec<String> {
             ));
         }
     }
+    problems.extend(users_problems(case));
     for (i, step) in case.steps.iter().enumerate() {
         if step.is_error.is_none() && step.text.is_none() && step.must_not_contain.is_empty() {
             problems.push(format!(
@@ -576,6 +586,51 @@ fn check_case(case: &Case, area: &str, spec: &Spec) -> Vec<String> {
                 effect.path
             ));
         }
+    }
+    problems
+}
+
+/// What is wrong with a case's users: a user named that the case does not list, a case of
+/// many users with fixtures (whose paths no user's store has) or a restart.
+fn users_problems(case: &Case) -> Vec<String> {
+    let mut problems = Vec::new();
+    let named =
+        case.setup
+            .iter()
+            .enumerate()
+            .filter_map(|(i, call)| Some((format!("setup call {}", i + 1), call.user()?)))
+            .chain(
+                case.steps.iter().enumerate().filter_map(|(i, step)| {
+                    Some((format!("step {}", i + 1), step.user.as_deref()?))
+                }),
+            )
+            .chain(case.effects.iter().filter_map(|effect| {
+                Some((format!("effect {}", effect.path), effect.user.as_deref()?))
+            }));
+    for (what, user) in named {
+        if !case.users.iter().any(|listed| listed == user) {
+            problems.push(format!(
+                "{what} is made as user {user:?}, which is not one of the case's `users`"
+            ));
+        }
+    }
+    if case.users.is_empty() {
+        return problems;
+    }
+    if case.users.len() < 2 {
+        problems.push("`users` lists fewer than two users".into());
+    }
+    if case.users.iter().any(|user| user.contains('\0')) {
+        problems
+            .push("a user id holds a NUL, which no command line or environment can pass".into());
+    }
+    if !case.fixtures.is_empty() {
+        problems.push(
+            "a case of many users has no fixtures: where each user's memories lie on disk is the backend's choice".into(),
+        );
+    }
+    if case.restart {
+        problems.push("a case of many users is not a restart case".into());
     }
     problems
 }

@@ -28,7 +28,7 @@ use serde_json::Value;
 use super::cgroup::Cgroup;
 use super::lines::Lines;
 use super::wire::Request;
-use super::{Backend, BackendError, Timeouts};
+use super::{Backend, BackendError, Starter, Timeouts};
 use crate::protocol::ToolResult;
 
 mod exchange;
@@ -82,18 +82,28 @@ pub fn substitute(template: &str, base: &Path, memories: &Path) -> String {
         .replace("{base}", &shell_quote(base))
 }
 
+/// [`substitute`], and `{user}` replaced by the shell-quoted user id (`''` without one).
+fn substitute_user(template: &str, base: &Path, memories: &Path, user: Option<&str>) -> String {
+    let line = substitute(template, base, memories);
+    line.replace(
+        super::USER_PLACEHOLDER,
+        &shell_quote(Path::new(user.unwrap_or_default())),
+    )
+}
+
 impl Stdio {
-    /// Starts `template` (run by `sh -c`, with `{memories}` and `{base}` substituted and
-    /// `MEMSPEC_MEMORIES` / `MEMSPEC_BASE` set, and `MEMSPEC_WORKER` when a worker of a run
-    /// starts it).
+    /// Starts `template` (run by `sh -c`, with `{memories}`, `{base}` and `{user}` substituted
+    /// and `MEMSPEC_MEMORIES` / `MEMSPEC_BASE` set, `MEMSPEC_WORKER` when a worker of a run
+    /// starts it, `MEMSPEC_USER` when it serves a user of a shared store).
     pub fn spawn(
         template: &str,
         base: &Path,
         memories: &Path,
         timeouts: Timeouts,
-        worker: Option<usize>,
+        starter: Starter<'_>,
     ) -> Result<Stdio, BackendError> {
-        let command_line = substitute(template, base, memories);
+        let Starter { worker, user } = starter;
+        let command_line = substitute_user(template, base, memories, user);
         let cgroup = Cgroup::create();
         let procs = cgroup.as_ref().map(|c| c.procs().to_owned());
         let mut command = Command::new("sh");
@@ -110,6 +120,10 @@ impl Stdio {
             Some(worker) => command.env("MEMSPEC_WORKER", worker.to_string()),
             // Never one inherited from a memspec that runs this one: it would name another run's store.
             None => command.env_remove("MEMSPEC_WORKER"),
+        };
+        match user {
+            Some(user) => command.env("MEMSPEC_USER", user),
+            None => command.env_remove("MEMSPEC_USER"),
         };
         // SAFETY: the closure runs in the child between fork and exec, where only
         // async-signal-safe calls are allowed: `setsid`, `open` and `write` are plain system

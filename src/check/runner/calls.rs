@@ -44,17 +44,29 @@ pub(super) fn observe(
     Ok(judgement.next)
 }
 
+/// The session of `user` among a case's sessions (one per user of a case of many users, else
+/// one): the first for `None`.
+fn as_user<'s>(sessions: &'s mut [Session], user: Option<&str>) -> Result<&'s mut Session, Fault> {
+    let found = match user {
+        None => sessions.first_mut(),
+        Some(user) => sessions.iter_mut().find(|s| s.user() == Some(user)),
+    };
+    found.ok_or_else(|| Fault::Harness(format!("the case has no session for user {user:?}")))
+}
+
 /// Makes the case's calls and reads back what the judge asks for, telling the judge each thing
-/// it saw; stops where the judge says the rest cannot be checked.
+/// it saw; stops where the judge says the rest cannot be checked. `sessions` holds one session,
+/// or one per user of a case of many users (each call is made as its user).
 pub(super) fn run_calls(
     loaded: &LoadedCase,
     ledger: &mut CaseLedger<'_>,
-    session: &mut Session,
+    sessions: &mut [Session],
     on_folder: bool,
     budget: &Budget,
     result: &mut CaseResult,
 ) -> Result<(), Fault> {
     for (i, call_input) in loaded.case.setup.iter().enumerate() {
+        let session = as_user(sessions, call_input.user())?;
         if on_folder && call_input.planted().is_some() {
             // The harness made it with the fixtures.
             continue;
@@ -77,6 +89,8 @@ pub(super) fn run_calls(
         }
     }
     for (index, path, expect) in ledger.setup_reads() {
+        let user = loaded.case.setup.get(index).and_then(|call| call.user());
+        let session = as_user(sessions, user)?;
         let seen = witness_of(session, on_folder, &path, &expect, result)?;
         let call = CaseCall::SetupFile {
             index,
@@ -89,13 +103,16 @@ pub(super) fn run_calls(
     if loaded.case.restart {
         // A later conversation: the process stops as a deploy stops it, and the first step
         // starts a new one on the same store.
-        session.stop();
+        for session in sessions.iter_mut() {
+            session.stop();
+        }
     }
     for (i, step) in loaded.case.steps.iter().enumerate() {
         if let Some(spent) = budget.spent(loaded.case.setup.len() + i) {
             observe(ledger, spent, result)?;
             return Ok(());
         }
+        let session = as_user(sessions, step.user.as_deref())?;
         let input = expand_input(&step.input, session.sandbox());
         let answer = call(session, Phase::Step, &input, result)?;
         let breaches = session.check_answer(&input, &answer);
@@ -126,7 +143,8 @@ pub(super) fn run_calls(
     // restart, is asked with its own `view`.
     let from_disk = !ledger.effects_through_view();
     let mut seen = Vec::new();
-    for (path, expect) in ledger.effect_reads() {
+    for (path, expect, user) in ledger.effect_reads() {
+        let session = as_user(sessions, user.as_deref())?;
         seen.push(witness_of(session, from_disk, &path, &expect, result)?);
     }
     observe(ledger, CaseCall::Effects(seen), result)?;

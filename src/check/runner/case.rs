@@ -53,21 +53,28 @@ pub fn run_case_in(
         )
     };
     let mut ledger = CaseLedger::new(loaded, backend.runs_on_folder());
-    if let Some(reason) = ledger.skipped() {
+    let skipped = ledger
+        .skipped()
+        .or_else(|| (ledger.of_users() && !backend.takes_user()).then(|| NO_USER.to_string()));
+    if let Some(reason) = skipped {
         result.outcome = Outcome::Skip;
         result.reason = Some(reason);
         return Ok(result);
     }
-    let ran = execute(
-        loaded,
-        &mut ledger,
-        backend,
-        options,
-        session,
-        reuse,
-        starts,
-        &mut result,
-    );
+    let ran = if ledger.of_users() {
+        super::users::execute(loaded, &mut ledger, backend, options, &mut result)
+    } else {
+        execute(
+            loaded,
+            &mut ledger,
+            backend,
+            options,
+            session,
+            reuse,
+            starts,
+            &mut result,
+        )
+    };
     if let Err(Fault::Harness(message)) = ran {
         return Err(RunError::Harness {
             case: case.id.clone(),
@@ -99,6 +106,9 @@ pub fn run_case_in(
     Ok(result)
 }
 
+/// Why the users lane is not run on a backend that takes no user.
+pub const NO_USER: &str = "users lane not run: the backend takes no user (its command has no `{user}`), so it is checked as a store of one user; a backend that serves many users on one store names `{user}` in its command (and gets MEMSPEC_USER)";
+
 /// Why a case could not start on a backend.
 #[derive(Debug)]
 enum Prepare {
@@ -109,7 +119,7 @@ enum Prepare {
     Tampered(Vec<String>),
 }
 
-fn timeouts(options: &RunOptions) -> Timeouts {
+pub(super) fn timeouts(options: &RunOptions) -> Timeouts {
     Timeouts {
         call: options.timeout,
         startup: options.startup,
@@ -240,7 +250,7 @@ fn execute(
             run_calls(
                 loaded,
                 ledger,
-                &mut session,
+                std::slice::from_mut(&mut session),
                 backend_spec.runs_on_folder(),
                 &budget,
                 result,

@@ -19,6 +19,7 @@ mod case;
 mod options;
 mod select;
 mod starts;
+mod users;
 
 pub use case::{run_case, run_case_in};
 pub use options::{DEFAULT_CASE_BUDGET, RunOptions, default_jobs, jobs};

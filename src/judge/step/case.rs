@@ -127,7 +127,8 @@ impl<'c> CaseLedger<'c> {
     pub fn new(loaded: &'c LoadedCase, on_folder: bool) -> CaseLedger<'c> {
         CaseLedger {
             loaded,
-            on_folder,
+            // Where each user's memories lie is the backend's choice: through its `view` only.
+            on_folder: on_folder && loaded.case.users.is_empty(),
             before: Before::of(&loaded.case),
             effects: loaded.case.effects.iter().zip(&loaded.effects).collect(),
             choices: Vec::new(),
@@ -174,11 +175,25 @@ impl<'c> CaseLedger<'c> {
         !self.on_folder || self.loaded.case.restart
     }
 
-    /// The effects to read back after the steps, as (path, what it should hold), in order.
-    pub fn effect_reads(&self) -> Vec<(String, EffectKind)> {
+    /// Whether the case's calls are made as several users of one store (`users.*` cases):
+    /// where each user's memories lie is the backend's choice, so everything is read back
+    /// through each user's own `view`.
+    pub fn of_users(&self) -> bool {
+        !self.loaded.case.users.is_empty()
+    }
+
+    /// The effects to read back after the steps, as (path, what it should hold, the user it is
+    /// read as in a case of many users), in order.
+    pub fn effect_reads(&self) -> Vec<(String, EffectKind, Option<String>)> {
         self.effects
             .iter()
-            .map(|(effect, _)| (effect.path.clone(), effect.expect.clone()))
+            .map(|(effect, _)| {
+                (
+                    effect.path.clone(),
+                    effect.expect.clone(),
+                    effect.user.clone(),
+                )
+            })
             .collect()
     }
 
@@ -284,7 +299,13 @@ impl<'c> CaseLedger<'c> {
             "a successful result",
             answer.text.clone(),
         ));
-        Ok(stop(findings))
+        let user = self
+            .loaded
+            .case
+            .setup
+            .get(index)
+            .and_then(|call| call.user());
+        Ok(stop(self.as_user(findings, user)))
     }
 
     /// A file the setup made holds what it was given: a backend that writes `create` wrong is
@@ -381,6 +402,9 @@ impl<'c> CaseLedger<'c> {
                 _ => answers::check_step(loaded, base, step, index, answer, &mut findings)?,
             }
         }
+        let user = step.user.as_deref();
+        let leaks = self.as_user(leaks, user);
+        let findings = self.as_user(findings, user);
         Ok(match read_back {
             Some((path, expect)) => {
                 self.held = findings;
@@ -454,14 +478,64 @@ impl<'c> CaseLedger<'c> {
             (false, true) => "after the steps",
             (false, false) => "read back with view after the steps",
         };
-        effects::judge(
-            &self.effects,
-            seen,
-            &self.before,
-            &self.loaded.writes,
-            self.on_folder,
-            how,
-        )
+        if !self.of_users() {
+            return effects::judge(
+                &self.effects,
+                seen,
+                &self.before,
+                &self.loaded.writes,
+                self.on_folder,
+                how,
+            );
+        }
+        // Each user's effects are judged among themselves, as that user's view showed them.
+        let mut findings = Vec::new();
+        for user in &self.loaded.case.users {
+            let (effects, seen): (Vec<_>, Vec<Seen>) = self
+                .effects
+                .iter()
+                .zip(seen)
+                .filter(|((effect, _), _)| self.user_of(effect.user.as_deref()) == user)
+                .map(|(effect, seen)| (*effect, seen.clone()))
+                .unzip();
+            let how = format!("read back with the view of user {}", shown_user(user));
+            findings.extend(effects::judge(
+                &effects,
+                &seen,
+                &self.before,
+                &self.loaded.writes,
+                false,
+                &how,
+            ));
+        }
+        findings
+    }
+
+    /// The user a call or effect naming `user` is made as: that one, or the case's first.
+    fn user_of<'u>(&'u self, user: Option<&'u str>) -> &'u str {
+        user.or_else(|| self.loaded.case.users.first().map(String::as_str))
+            .unwrap_or_default()
+    }
+
+    /// `findings` of a call made as `user`, saying so in a case of many users, with the
+    /// case's other users: a crossing names both sides.
+    fn as_user(&self, mut findings: Vec<Finding>, user: Option<&str>) -> Vec<Finding> {
+        if self.of_users() {
+            let user = self.user_of(user);
+            let others: Vec<String> = (self.loaded.case.users.iter())
+                .filter(|other| *other != user)
+                .map(|other| shown_user(other))
+                .collect();
+            let who = format!(
+                "as user {}, beside user {}",
+                shown_user(user),
+                others.join(" and ")
+            );
+            for finding in &mut findings {
+                finding.message = format!("{who}: {}", finding.message);
+            }
+        }
+        findings
     }
 
     /// A restart after which the store is empty (its listing shows nothing below `/memories`
@@ -534,6 +608,11 @@ impl<'c> CaseLedger<'c> {
         cascade::mark_follows(&mut judgement.findings, &inputs);
         judgement
     }
+}
+
+/// A user id as a report shows it: quoted, control characters escaped.
+pub fn shown_user(user: &str) -> String {
+    format!("\"{}\"", user.escape_debug())
 }
 
 fn stop(findings: Vec<Finding>) -> Judgement {

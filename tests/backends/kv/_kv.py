@@ -6,7 +6,7 @@ of `KVMemory` that overrides one small method with one realistic bug. This base 
 reference (`memspec serve`) wherever the spec leaves a point open (spec/decisions.json), so a
 broken backend differs from the reference only by its bug.
 
-    python3 tests/backends/kv/correct.py [--shared] [--revision ga-2026|beta-2025] {memories}
+    python3 tests/backends/kv/correct.py [--shared [--user USER]] [--revision ga-2026|beta-2025] {memories}
 
 Storage: a flat map of key -> bytes, never the `{memories}` folder (run `memspec check` with
 `--not-on-folder`). A file is the key of its canonical path (`/memories/a/b.txt`); a folder is
@@ -21,6 +21,9 @@ exists exactly when its marker does.
   `BEGIN IMMEDIATE` transaction, so several processes on one store lose no update and never
   both create one path. The file is left behind on exit (other processes may still use it);
   `reset` empties it (and, with auto_vacuum, shrinks it to a few KiB).
+- `--shared --user USER`: one user of that shared file, each user's keys behind a namespace of
+  their own (`UserStore`); `reset` empties that user's keys only. Run as
+  `correct.py --shared --user {user} {memories}` for the users lane.
 
 The revision: a backend is not told which one a run judges by, so `--revision` picks it
 (default ga-2026, memspec's default). Under ga-2026 a view of a file over 16,000 characters is
@@ -345,6 +348,45 @@ class SqliteStore:
     def wipe(self):
         with self.txn():
             self.db.execute("DELETE FROM kv")
+
+
+class UserStore:
+    """One user's memories in a store shared by many users (`--user USER`): every key of the
+    user is the inner store's key behind the user's namespace. Correct here: the namespace is
+    the id's UTF-8 bytes in hex and a `:`, so no id's namespace is a prefix of another's and
+    no id is folded, trimmed or read as a pattern. The broken user backends (`../users/`)
+    override `namespace` or `scan`."""
+
+    def __init__(self, inner, user):
+        self.inner = inner
+        self.user = user
+        self.ns = self.namespace(user)
+        self.name = f"{inner.name}-per-user"
+
+    def namespace(self, user):
+        return "user:" + user.encode("utf-8", "surrogateescape").hex() + ":"
+
+    def txn(self):
+        return self.inner.txn()
+
+    def get(self, k):
+        return self.inner.get(self.ns + k)
+
+    def put(self, k, v):
+        self.inner.put(self.ns + k, v)
+
+    def remove(self, k):
+        self.inner.remove(self.ns + k)
+
+    def scan(self, prefix):
+        n = len(self.ns)
+        return [(k[n:], v) for k, v in self.inner.scan(self.ns + prefix)]
+
+    def wipe(self):
+        # Only this user's memories: the others' are theirs.
+        with self.txn():
+            for k, _ in self.scan(""):
+                self.remove(k)
 
 
 # ------------------------------------------------------------------------------- backend
@@ -845,10 +887,11 @@ def answer(memory, inp):
         return f"Error: Internal failure while handling the input: {type(e).__name__}.", True
 
 
-def main(cls, name, argv=None):
-    """Parse the command line, then serve protocol v1 on stdin/stdout with cls."""
+def main(cls, name, argv=None, users=UserStore):
+    """Parse the command line, then serve protocol v1 on stdin/stdout with cls; with
+    `--user USER`, as that user of the shared store, through `users` (a `UserStore`)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    shared, revision, folder = False, "ga-2026", None
+    shared, revision, folder, user = False, "ga-2026", None, None
     while args:
         a = args.pop(0)
         if a == "--shared":
@@ -857,13 +900,20 @@ def main(cls, name, argv=None):
             revision = args.pop(0)
         elif a.startswith("--revision="):
             revision = a.split("=", 1)[1]
+        elif a == "--user" and args:
+            user = args.pop(0)
         else:
             folder = a
     if revision not in ("ga-2026", "beta-2025") or (shared and not folder):
         sys.stderr.write(f"usage: {name}.py [--shared] [--revision ga-2026|beta-2025] "
-                         f"{{memories}}\n")
+                         f"[--user USER] {{memories}}\n")
+        return 2
+    if user is not None and not (shared and user):
+        sys.stderr.write(f"{name}.py: --user needs --shared and a non-empty id\n")
         return 2
     store = SqliteStore(folder) if shared else DictStore()
+    if user is not None:
+        store = users(store, user)
     memory = cls(store, revision)
     out = sys.stdout.buffer
     for raw in sys.stdin.buffer:

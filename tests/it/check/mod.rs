@@ -19,6 +19,7 @@ mod races;
 mod reports;
 mod restart;
 mod traps;
+mod users;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

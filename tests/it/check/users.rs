@@ -1,0 +1,205 @@
+//! The users lane (`users.*`, rule `users.isolated`): the backend started once per user on one
+//! shared store. The reference (in process and as `memspec serve --user`) and the per-user
+//! key-value backend pass; each naive mapping of `tests/backends/users/` (and `memspec serve`
+//! on `{memories}/{user}`, a path joined unsanitised) fails with one SECURITY MUST root cause
+//! naming both users; a backend that takes no user gets the lane skipped with the reason.
+
+use super::{Run, bin, check_kv, memspec, root, run_command};
+
+/// `memspec check --area users` (JSON) on `backend`, kept off the folder.
+fn users(backend: &str) -> Run {
+    check_kv(backend, &["--area", "users", "--not-on-folder"])
+}
+
+fn script(name: &str) -> String {
+    format!(
+        "python3 {} --shared --user {{user}} {{memories}}",
+        root().join("tests/backends/users").join(name).display()
+    )
+}
+
+/// Case id → outcome of the run's failing cases.
+fn failed(run: &Run) -> Vec<String> {
+    run.outcomes()
+        .into_iter()
+        .filter(|(_, outcome)| outcome == "fail")
+        .map(|(id, _)| id)
+        .collect()
+}
+
+/// The root causes of the human report: its lines after `root causes:` up to a blank one.
+fn root_causes(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .skip_while(|line| !line.starts_with("root causes:"))
+        .skip(1)
+        .take_while(|line| !line.trim().is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_reference_keeps_every_user_apart_in_process_and_served() {
+    let served = format!("{} serve {{memories}} --user {{user}}", bin());
+    for args in [
+        vec!["check", "--no-recheck", "--area", "users", "--format", "json"],
+        vec![
+            "check",
+            "--no-recheck",
+            "--area",
+            "users",
+            "--format",
+            "json",
+            "--backend",
+            &served,
+        ],
+    ] {
+        let run = run_command(memspec().args(&args));
+        assert_eq!(run.code, 0, "{}", run.describe());
+        let outcomes = run.outcomes();
+        assert!(outcomes.len() >= 15, "{outcomes:?}");
+        // The empty id is refused at start: not checked, a fine answer; everything else passes.
+        for (id, outcome) in &outcomes {
+            let expected = if id == "users.empty-id" { "info" } else { "pass" };
+            assert_eq!(outcome, expected, "{id}: {}", run.describe());
+        }
+    }
+}
+
+#[test]
+fn a_per_user_key_value_store_passes() {
+    let run = users(&format!(
+        "python3 {} --shared --user {{user}} {{memories}}",
+        root().join("tests/backends/kv/correct.py").display()
+    ));
+    assert_eq!(run.code, 0, "{}", run.describe());
+    assert!(failed(&run).is_empty(), "{}", run.describe());
+}
+
+#[test]
+fn each_naive_mapping_crosses_where_its_design_does() {
+    for (backend, crossing) in [
+        // `SCAN MATCH u1*`: the longer id's and the glob's neighbours are listed.
+        ("glob_scan.py", &["users.prefix-ids", "users.glob-star"][..]),
+        // `user_id LIKE ?`: wildcards, and SQLite's LIKE ignores ASCII case.
+        (
+            "like_ids.py",
+            &["users.like-underscore", "users.like-percent", "users.case-ids"][..],
+        ),
+        // `NFKC(id).strip().casefold()`.
+        (
+            "folded_ids.py",
+            &["users.case-ids", "users.trailing-space", "users.unicode-ids"][..],
+        ),
+        // A read cache keyed by path: every pair of users.
+        ("path_cache.py", &["users.apart", "users.interleaved"][..]),
+    ] {
+        let run = users(&script(backend));
+        assert_eq!(run.code, 1, "{backend}: {}", run.describe());
+        let failed = failed(&run);
+        for id in crossing {
+            assert!(failed.contains(&id.to_string()), "{backend}: {id} {failed:?}");
+        }
+        // Every failure is the crossing, graded SECURITY under users.isolated.
+        for result in run.results().iter().filter(|r| r["outcome"] == "fail") {
+            for finding in result["findings"].as_array().into_iter().flatten() {
+                if finding["level"] == "MUST" {
+                    assert_eq!(finding["rule"], "users.isolated", "{backend}: {finding}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_crossing_is_one_security_root_cause_naming_both_users() {
+    let run = run_command(memspec().args([
+        "check",
+        "--no-recheck",
+        "--area",
+        "users",
+        "--not-on-folder",
+        "--backend",
+        &script("glob_scan.py"),
+    ]));
+    assert_eq!(run.code, 1, "{}", run.describe());
+    assert!(
+        run.stdout
+            .lines()
+            .next()
+            .is_some_and(|l| l.contains("one user's memories reached by another: users.isolated")),
+        "{}",
+        run.describe()
+    );
+    let causes = root_causes(&run.stdout);
+    assert_eq!(causes.len(), 1, "{causes:?}");
+    assert!(
+        causes[0].contains("SECURITY MUST")
+            && causes[0].contains("users.isolated")
+            && causes[0].contains(r#"as user "u1", beside user "u10""#),
+        "{causes:?}"
+    );
+    assert!(
+        run.stdout.contains("--case users.prefix-ids --verbose"),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn a_path_joined_from_the_id_names_the_neighbour_or_the_whole_store() {
+    // `memspec serve {memories}/{user}`: `eve/../bob` is bob's folder, `.` the whole store,
+    // `..` the folder above it.
+    let joined = format!("{} serve {{memories}}/{{user}}", bin());
+    let run = run_command(memspec().args([
+        "check",
+        "--no-recheck",
+        "--format",
+        "json",
+        "--area",
+        "users",
+        "--backend",
+        &joined,
+    ]));
+    assert_eq!(run.code, 1, "{}", run.describe());
+    let failed = failed(&run);
+    for id in [
+        "users.slash-ids",
+        "users.dot-id",
+        "users.empty-id",
+        "users.dotdot-id",
+    ] {
+        assert!(failed.contains(&id.to_string()), "{id} {failed:?}");
+    }
+    // The folder above the store is outside /memories: the confinement watch sees it.
+    let above = run.result("users.dotdot-id");
+    assert!(
+        above["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|f| f["rule"] == "confinement.all-operations"),
+        "{above}"
+    );
+}
+
+#[test]
+fn a_backend_that_takes_no_user_gets_the_lane_skipped_with_the_reason() {
+    let run = check_kv(
+        &format!(
+            "python3 {} --shared {{memories}}",
+            root().join("tests/backends/kv/correct.py").display()
+        ),
+        &["--area", "users", "--not-on-folder"],
+    );
+    assert_eq!(run.code, 0, "{}", run.describe());
+    for result in run.results() {
+        assert_eq!(result["outcome"], "skip", "{result}");
+        assert!(
+            result["reason"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("users lane not run: the backend takes no user")),
+            "{result}"
+        );
+    }
+}
