@@ -32,6 +32,7 @@ pub const CASES: &[(&str, &str)] = &[
         include_str!("../cases/str-replace.json"),
     ),
     ("symlinks.json", include_str!("../cases/symlinks.json")),
+    ("users.json", include_str!("../cases/users.json")),
     ("view-dir.json", include_str!("../cases/view-dir.json")),
     ("view-file.json", include_str!("../cases/view-file.json")),
     ("view-range.json", include_str!("../cases/view-range.json")),

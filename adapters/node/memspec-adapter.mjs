@@ -84,12 +84,14 @@ class StartupError extends Error {}
 // --- arguments ---------------------------------------------------------------------------------
 function parseArgs(argv) {
   const usage =
-    'usage: node memspec-adapter.mjs TARGET (--base BASE | --memories MEMORIES) [--shape auto|input|tool_use]\n' +
+    'usage: node memspec-adapter.mjs TARGET (--base BASE | --memories MEMORIES) [--shape auto|input|tool_use] [--user USER]\n' +
     '  TARGET: path/to/module.js[:exportName] | anthropic-local-fs\n' +
     '  --shape: what a handler function takes, the tool input or the whole tool_use block (default auto:\n' +
     '           from its first parameter; env MEMSPEC_SHAPE)\n' +
+    '  --user: serve this user of a store shared by many users, passed to the factory as { user }\n' +
+    '          (env MEMSPEC_USER; memspec check --per-user starts one process per user)\n' +
     "  example: memspec check --backend 'node adapters/node/memspec-adapter.mjs ./my-memory.mjs:handlers --base {base}'";
-  const args = { target: undefined, base: undefined, memories: undefined, shape: undefined };
+  const args = { target: undefined, base: undefined, memories: undefined, shape: undefined, user: undefined };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const eq = a.indexOf('=');
@@ -97,7 +99,7 @@ function parseArgs(argv) {
     if (flag === '--help' || flag === '-h') {
       process.stderr.write(usage + '\n');
       process.exit(0);
-    } else if (flag === '--base' || flag === '--memories' || flag === '--shape') {
+    } else if (flag === '--base' || flag === '--memories' || flag === '--shape' || flag === '--user') {
       const value = inline ?? argv[++i];
       if (value === undefined) throw new StartupError(`${flag} needs a value\n${usage}`);
       args[flag.slice(2)] = value;
@@ -127,6 +129,7 @@ function parseArgs(argv) {
     base: path.resolve(base),
     memories: path.resolve(memories),
     shape: shape === 'auto' ? undefined : shape,
+    user: args.user ?? process.env.MEMSPEC_USER ?? undefined,
   };
 }
 
@@ -249,7 +252,9 @@ const TOOL_USE_PARAMS = ['toolUse', 'tool_use', 'toolUseBlock', 'tool_use_block'
 const INPUT_PARAMS = ['input', 'toolInput', 'tool_input', 'args', 'params', 'command', 'cmd', 'request', 'req'];
 const INPUT_KEYS = ['command', 'path', 'old_path', 'new_path', 'file_text', 'old_str', 'new_str', 'insert_line', 'insert_text', 'view_range'];
 const TOOL_USE_KEYS = ['id', 'input'];
-const FACTORY_KEYS = ['base', 'memories'];
+const FACTORY_KEYS = ['base', 'memories', 'user', 'userId'];
+// The keys of a factory's argument that name the user of a store shared by many users.
+const USER_KEYS = ['user', 'userId'];
 
 // The first parameter of a function: { kind: 'none' | 'ident' | 'object' | 'other', name?, keys? },
 // or undefined when its source cannot be read (native or bound functions).
@@ -412,6 +417,9 @@ async function loadTarget(target, paths) {
   process.env.MEMSPEC_BASE = paths.base;
   process.env.MEMSPEC_MEMORIES = paths.memories;
   if (target === 'anthropic-local-fs') {
+    if (paths.user !== undefined) {
+      throw new StartupError('anthropic-local-fs serves one folder and takes no user; it cannot be run with --per-user');
+    }
     // The SDK of the project memspec runs in (its node_modules, or NODE_PATH), else the adapter's.
     const sdk = await loadSdk(path.join(process.cwd(), 'memspec-anthropic-local-fs.mjs'));
     if (!sdk.dir) {
@@ -465,6 +473,21 @@ async function loadTarget(target, paths) {
     }
     throw new StartupError(`${display} is not a runnable tool (no run()), an object of memory handlers nor a handler function`);
   };
+  // Started as a user, only a factory that takes one can keep that user's memories apart.
+  const asUser = (what) =>
+    new StartupError(
+      `started as user ${JSON.stringify(paths.user)} (memspec check --per-user), but ${display} is ${what}: ` +
+        'export a factory taking { base, memories, user }',
+    );
+  if (paths.user !== undefined && (isRunnable(value) || isHandlers(value))) throw asUser('a ready-made object');
+  if (paths.user !== undefined && isClass(value)) throw asUser('a class');
+  if (paths.user !== undefined && typeof value === 'function') {
+    const p = firstParam(value);
+    if (callableRole(value, paths.shape) !== 'factory') throw asUser('a handler function');
+    if (p?.kind === 'none' || (p?.kind === 'object' && !p.keys.some((k) => USER_KEYS.includes(k)))) {
+      throw asUser('a factory that takes no `user`');
+    }
+  }
   if (isRunnable(value) || isHandlers(value)) {
     // A ready-made object: its state cannot be rebuilt on reset.
     return { sdk, display, tool: toRunnable(value), build: undefined, filesystemOnly: false };
@@ -482,7 +505,9 @@ async function loadTarget(target, paths) {
       const reload = async () => handlerTool(await loadExport(), role);
       return { sdk, display, tool: handlerTool(value, role), build: undefined, reload, filesystemOnly: false };
     }
-    build = async () => toRunnable(await value({ base: paths.base, memories: paths.memories }));
+    const made = { base: paths.base, memories: paths.memories };
+    if (paths.user !== undefined) Object.assign(made, { user: paths.user, userId: paths.user });
+    build = async () => toRunnable(await value(made));
   } else {
     throw new StartupError(`${display} is a ${typeof value}, not a tool, handlers object, handler function, class or factory`);
   }

@@ -64,6 +64,9 @@ BUILTINS = {
 
 # Keyword arguments a class or factory may ask for, by name.
 FACTORY_KWARGS = ("base", "base_path", "memories")
+# The keyword arguments that name the user of a store shared by many users (`--user`, or
+# MEMSPEC_USER: `memspec check --per-user` starts one process per user).
+USER_KWARGS = ("user", "user_id")
 
 # Handler functions: the two shapes, and the first-parameter names that mean a tool_use block.
 SHAPES = ("input", "tool_use")
@@ -315,21 +318,46 @@ def _is_tool_instance(obj: Any) -> bool:
     return not inspect.isclass(obj) and callable(getattr(obj, "call", None))
 
 
-def _factory_kwargs(fn: Any, paths: dict[str, str]) -> dict[str, str]:
-    """The keyword arguments among base/base_path/memories that `fn` (a class or callable) names."""
+def _factory_kwargs(fn: Any, paths: dict[str, str], user: Optional[str] = None) -> dict[str, str]:
+    """The keyword arguments among base/base_path/memories (and user/user_id, when the adapter
+    serves a user) that `fn` (a class or callable) names. Started as a user, a factory that takes
+    none is refused: nothing would keep that user's memories apart from another's."""
     try:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):
+        if user is not None:
+            raise StartupError(
+                f"started as user {user!r}, but the signature of {getattr(fn, '__qualname__', fn)!s} cannot be "
+                f"read to pass it one of {', '.join(USER_KWARGS)}"
+            ) from None
         return {}
     kwargs = {}
     for name in FACTORY_KWARGS:
         p = params.get(name)
         if p is not None and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
             kwargs[name] = paths[name]
+    named_user = [
+        n for n in USER_KWARGS if n in params and params[n].kind in (params[n].POSITIONAL_OR_KEYWORD, params[n].KEYWORD_ONLY)
+    ]
+    if user is not None:
+        if not named_user:
+            raise StartupError(
+                f"started as user {user!r} (memspec check --per-user), but {getattr(fn, '__qualname__', fn)!s} takes "
+                f"no {' or '.join(USER_KWARGS)} argument: nothing would keep one user's memories from another's"
+            )
+        kwargs[named_user[0]] = user
+    elif named_user and params[named_user[0]].default is params[named_user[0]].empty:
+        raise StartupError(
+            f"{getattr(fn, '__qualname__', fn)!s} requires a {named_user[0]}; run it with "
+            "memspec check --per-user (or give --user / MEMSPEC_USER)"
+        )
     missing = [
         n
         for n, p in params.items()
-        if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and n not in kwargs
+        if p.default is p.empty
+        and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        and n not in kwargs
+        and n not in USER_KWARGS
     ]
     if missing:
         raise StartupError(
@@ -391,13 +419,15 @@ def handler_shape(fn: Any, forced: Optional[str]) -> str:
 
 def callable_role(fn: Any, forced: Optional[str]) -> str:
     """For a callable that is neither a tool nor a class: "factory", or the shape of the handler
-    it is. A factory names base/base_path/memories, or needs no argument (unless a shape is
+    it is. A factory names base/base_path/memories (or user/user_id), or needs no argument (unless a shape is
     forced); any other callable that takes one is a handler."""
     sig = _signature(fn)
     if sig is None:
         return forced or "factory"
     params = list(sig.parameters.values())
-    if any(p.name in FACTORY_KWARGS and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params):
+    if any(
+        p.name in FACTORY_KWARGS + USER_KWARGS and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params
+    ):
         return "factory"
     takes_input = any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL) for p in params)
     required = [p for p in params if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
@@ -518,10 +548,13 @@ class FunctionTool:
 class Backend:
     """The tool, how to (re)build it, and how to call it."""
 
-    def __init__(self, target: str, base: str, memories: str, shape: Optional[str] = None) -> None:
+    def __init__(
+        self, target: str, base: str, memories: str, shape: Optional[str] = None, user: Optional[str] = None
+    ) -> None:
         self.target = target
         self.base = base
         self.memories = memories
+        self.user = user  # the user served, in a store shared by many users
         self.shape = shape  # forced handler shape (--shape / MEMSPEC_SHAPE), or None to detect it
         self.loop = asyncio.new_event_loop()  # one persistent loop for every async call
         obj, self.display = load_target(target)
@@ -534,11 +567,16 @@ class Backend:
     def _adopt(self, obj: Any) -> Any:
         """The tool to serve for what TARGET names: a tool as it is, a handler function wrapped,
         a class or factory built (and remembered, to build again on reset)."""
+        ready_made = f"started as user {self.user!r} (memspec check --per-user), but {self.display} is a ready-made "
         if _is_tool_instance(obj):
+            if self.user is not None:
+                raise StartupError(ready_made + "tool: export a class or factory that takes a `user` argument")
             return obj
         if callable(obj) and not inspect.isclass(obj):
             role = callable_role(obj, self.shape)
             if role != "factory":
+                if self.user is not None:
+                    raise StartupError(ready_made + "handler: export a factory that takes a `user` argument")
                 return FunctionTool(obj, role)
         if callable(obj):
             self.factory = obj
@@ -556,7 +594,7 @@ class Backend:
 
     def _build(self) -> Any:
         paths = {"base": self.base, "base_path": self.base, "memories": self.memories}
-        tool = self.factory(**_factory_kwargs(self.factory, paths))
+        tool = self.factory(**_factory_kwargs(self.factory, paths, self.user))
         if inspect.isawaitable(tool):  # async factory
             tool = self.loop.run_until_complete(_await(tool))
         if not _is_tool_instance(tool) and callable(tool) and not inspect.isclass(tool):
@@ -804,6 +842,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--base", help="folder whose memories/ is /memories (env MEMSPEC_BASE)")
     p.add_argument("--memories", help="the folder /memories maps to (env MEMSPEC_MEMORIES)")
     p.add_argument(
+        "--user",
+        help="serve this user of a store shared by many users: passed to the class or factory as its `user` "
+        "(or `user_id`) argument (env MEMSPEC_USER; memspec check --per-user starts one process per user)",
+    )
+    p.add_argument(
         "--shape",
         choices=("auto",) + SHAPES,
         help="for a handler function: `input` (handle(tool_input)) or `tool_use` (handle(tool_use_block) -> "
@@ -849,7 +892,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             raise StartupError(f"{args.target} always uses <base>/memories; {memories} is not {base}/memories")
         # A handler function reads its folder where it likes; these name the one memspec gave.
         os.environ["MEMSPEC_BASE"], os.environ["MEMSPEC_MEMORIES"] = base, memories
-        backend = Backend(args.target, base, memories, shape)
+        user = args.user if args.user is not None else os.environ.get("MEMSPEC_USER")
+        backend = Backend(args.target, base, memories, shape, user)
     except StartupError as exc:
         log(f"cannot start: {exc}")
         return 2

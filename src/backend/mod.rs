@@ -279,6 +279,27 @@ impl BackendSpec {
         }
     }
 
+    /// The same command started once per user of a store shared by many users: ` --user
+    /// {user}` added to its command line and label (what `--per-user` does to a `--python` or
+    /// `--node` backend, whose adapter passes the id to the factory). A command that already
+    /// names `{user}`, and the reference, are returned as they are.
+    pub fn per_user(self) -> BackendSpec {
+        match self {
+            BackendSpec::Command {
+                template,
+                on_folder,
+                label,
+                worker,
+            } if !template.contains(USER_PLACEHOLDER) => BackendSpec::Command {
+                template: format!("{template} --user {USER_PLACEHOLDER}"),
+                on_folder,
+                label: label.map(|label| format!("{label} --user {USER_PLACEHOLDER}")),
+                worker,
+            },
+            spec => spec,
+        }
+    }
+
     /// Short name for reports.
     pub fn label(&self) -> String {
         match self {

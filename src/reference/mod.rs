@@ -39,7 +39,7 @@ pub enum ReferenceError {
         source: std::io::Error,
     },
     /// A user's folder in a store of many users could not be made or opened, or the user id is
-    /// refused (empty, too long).
+    /// refused (too long).
     #[error("cannot open the memories of user \"{user}\" in the store {store}: {source}")]
     OpenUser {
         /// The store's folder.

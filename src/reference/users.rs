@@ -7,7 +7,9 @@
 //! `alice`, `u1` and `u10`, `%` and `_`, `..` and `../bob` all get folders of their own, none of
 //! which is a prefix of another's path, a hidden name, a `..` or a name with a `/`, and a
 //! case-insensitive file system keeps them apart too (no two names differ only in case). The
-//! user's folder is opened without following a link, so a link planted at its name is refused.
+//! empty id is served from `_`, a name no other id gets (a `_` is always followed by two hex
+//! digits). The user's folder is opened without following a link, so a link planted at its
+//! name is refused.
 
 use std::io;
 
@@ -18,19 +20,17 @@ pub const MAX_USER_ID: usize = 80;
 /// Why a user id is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UserIdError {
-    /// The id is empty.
-    #[error("a user id must not be empty")]
-    Empty,
     /// The id is too long.
     #[error("a user id must be at most {MAX_USER_ID} bytes long; this one has {0}")]
     TooLong(usize),
 }
 
 /// The name of the folder that holds user `id`'s memories inside the store (see the module's
-/// documentation): `u10` stays `u10`, `Alice` becomes `_41lice`, `../bob` becomes `_2e_2e_2fbob`.
+/// documentation): `u10` stays `u10`, `Alice` becomes `_41lice`, `../bob` becomes `_2e_2e_2fbob`,
+/// the empty id `_`.
 pub fn folder_name(id: &str) -> Result<String, UserIdError> {
     if id.is_empty() {
-        return Err(UserIdError::Empty);
+        return Ok("_".to_string());
     }
     if id.len() > MAX_USER_ID {
         return Err(UserIdError::TooLong(id.len()));
@@ -62,7 +62,7 @@ mod tests {
         assert_eq!(folder_name("../bob").as_deref(), Ok("_2e_2e_2fbob"));
         assert_eq!(folder_name("a_b").as_deref(), Ok("a_5fb"));
         assert_eq!(folder_name("é").as_deref(), Ok("_c3_a9"));
-        assert_eq!(folder_name(""), Err(UserIdError::Empty));
+        assert_eq!(folder_name("").as_deref(), Ok("_"));
         assert_eq!(
             folder_name(&"x".repeat(MAX_USER_ID + 1)),
             Err(UserIdError::TooLong(MAX_USER_ID + 1))
@@ -89,6 +89,7 @@ mod tests {
             "../u1",
             "u1/",
             "-",
+            "",
         ];
         let names: Vec<String> = ids.iter().filter_map(|id| folder_name(id).ok()).collect();
         assert_eq!(names.len(), ids.len());

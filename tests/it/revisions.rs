@@ -132,7 +132,7 @@ fn spec_diff_text_names_each_change_once_at_the_end() {
     assert_eq!(
         last,
         format!(
-            "20 rule(s) differ; changes of the revision note shown: {}",
+            "21 rule(s) differ; changes of the revision note shown: {}",
             NOTE.join(", ")
         )
     );

@@ -13,8 +13,7 @@ use super::case::timeouts;
 use crate::backend::BackendSpec;
 use crate::exec::{Fault, Session};
 use crate::judge::grade::CaseResult;
-use crate::judge::{CaseCall, CaseLedger, Check, effects, shown_user};
-use crate::spec::known;
+use crate::judge::{CaseCall, CaseLedger};
 use crate::suite::load::LoadedCase;
 
 /// Runs a case of many users on fresh sessions (never reused: each case's store is new); `Err`
@@ -95,27 +94,19 @@ fn refused_or(
 ) -> Result<(), Fault> {
     let refused = refused.filter(|_| matches!(fault, Fault::Backend(_)));
     let left = discard(sessions);
-    if let Some(user) = refused {
-        let finding = effects::not_checked(
-            Check::Setup,
-            &known::USERS_ISOLATED,
-            None,
-            format!(
-                "the backend refused user id {} at start (it could not be started as that user, or exited before reading a request), a fine answer for an id it does not serve",
-                shown_user(&user)
-            ),
-            "a process serving the user, or one refusing the id",
-            fault.to_string(),
-        );
-        result.findings.push(finding);
-        return Ok(());
-    }
     let seen = CaseCall::Tampered {
         found: &left,
         when: "after the backend broke",
     };
     observe(ledger, seen, result)?;
-    Err(fault)
+    match refused {
+        Some(user) => {
+            let why = fault.to_string();
+            observe(ledger, CaseCall::RefusedUser { user: &user, why }, result)?;
+            Ok(())
+        }
+        None => Err(fault),
+    }
 }
 
 /// Ends every session; what could not be removed from the sandbox.

@@ -31,6 +31,11 @@ pub(crate) struct AdapterArgs {
     /// The Node that runs `--node` [default: node on PATH].
     #[arg(long, value_name = "PATH", requires = "node")]
     pub(crate) node_bin: Option<String>,
+    /// The `--python`/`--node` backend serves many users on one store: start it once per user
+    /// (`--user ID` to the adapter, which passes it to the class or factory as its `user`
+    /// argument), so that the users lane runs. A `--backend` command names `{user}` instead.
+    #[arg(long)]
+    pub(crate) per_user: bool,
 }
 
 impl AdapterArgs {
@@ -48,6 +53,12 @@ impl AdapterArgs {
         let (flag, language, target, bin) = match (&self.python, &self.node) {
             (Some(target), _) => ("--python", Language::Python, target, &self.python_bin),
             (None, Some(target)) => ("--node", Language::Node, target, &self.node_bin),
+            (None, None) if self.per_user => {
+                return Err(fail(
+                    EXIT_USAGE,
+                    &"--per-user is for --python and --node; a --backend command takes a user by naming {user} (the reference always does)",
+                ));
+            }
             (None, None) => {
                 let spec = backend.map_or(BackendSpec::Reference(revision), |template| {
                     BackendSpec::command(template, on_folder)
@@ -63,6 +74,9 @@ impl AdapterArgs {
             Language::Node => embedded::node_backend(target, &interpreter),
         };
         match built {
+            Ok((spec, dir)) if self.per_user => {
+                Ok((spec.on_folder(on_folder).per_user(), Some(dir)))
+            }
             Ok((spec, dir)) => Ok((spec.on_folder(on_folder), Some(dir))),
             Err(e) => Err(adapter_failed(flag, &e)),
         }
@@ -80,6 +94,9 @@ impl AdapterArgs {
             if let Some(value) = value {
                 repro.extend([flag.to_string(), value.clone()]);
             }
+        }
+        if self.per_user {
+            repro.push("--per-user".to_string());
         }
         repro
     }

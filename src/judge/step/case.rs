@@ -100,6 +100,14 @@ pub enum CaseCall<'a> {
     },
     /// The effects, read back in the order of [`CaseLedger::effect_reads`].
     Effects(Vec<Seen>),
+    /// In a case of many users, the backend refused user `user` at start: its process could
+    /// not start, or exited before reading a request, `why` (while the first user's was served).
+    RefusedUser {
+        /// The user id.
+        user: &'a str,
+        /// How the start failed.
+        why: String,
+    },
     /// What the backend did to the sandbox (left in the harness's way), seen `when`.
     Tampered {
         /// What was found.
@@ -235,6 +243,17 @@ impl<'c> CaseLedger<'c> {
                 seen,
             } => Judgement::go(self.created(index, path, expect, seen)),
             CaseCall::Effects(seen) => Judgement::go(self.effects(&seen)),
+            CaseCall::RefusedUser { user, why } => Judgement::go(vec![effects::not_checked(
+                Check::Setup,
+                &known::USERS_ISOLATED,
+                None,
+                format!(
+                    "the backend refused user id {} at start (it could not be started as that user, or exited before reading a request), a fine answer for an id it does not serve",
+                    shown_user(user)
+                ),
+                "a process serving the user, or one refusing the id",
+                why,
+            )]),
             CaseCall::Tampered { found, when } => {
                 Judgement::go(tampering(&self.loaded.always.confinement, found, when))
             }
@@ -611,7 +630,7 @@ impl<'c> CaseLedger<'c> {
 }
 
 /// A user id as a report shows it: quoted, control characters escaped.
-pub fn shown_user(user: &str) -> String {
+fn shown_user(user: &str) -> String {
     format!("\"{}\"", user.escape_debug())
 }
 

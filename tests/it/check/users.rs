@@ -42,7 +42,14 @@ fn root_causes(stdout: &str) -> Vec<String> {
 fn the_reference_keeps_every_user_apart_in_process_and_served() {
     let served = format!("{} serve {{memories}} --user {{user}}", bin());
     for args in [
-        vec!["check", "--no-recheck", "--area", "users", "--format", "json"],
+        vec![
+            "check",
+            "--no-recheck",
+            "--area",
+            "users",
+            "--format",
+            "json",
+        ],
         vec![
             "check",
             "--no-recheck",
@@ -58,10 +65,8 @@ fn the_reference_keeps_every_user_apart_in_process_and_served() {
         assert_eq!(run.code, 0, "{}", run.describe());
         let outcomes = run.outcomes();
         assert!(outcomes.len() >= 15, "{outcomes:?}");
-        // The empty id is refused at start: not checked, a fine answer; everything else passes.
         for (id, outcome) in &outcomes {
-            let expected = if id == "users.empty-id" { "info" } else { "pass" };
-            assert_eq!(outcome, expected, "{id}: {}", run.describe());
+            assert_eq!(outcome, "pass", "{id}: {}", run.describe());
         }
     }
 }
@@ -74,6 +79,15 @@ fn a_per_user_key_value_store_passes() {
     ));
     assert_eq!(run.code, 0, "{}", run.describe());
     assert!(failed(&run).is_empty(), "{}", run.describe());
+    // It refuses the empty id at start (exit 2 before reading): not checked, a fine answer.
+    let empty = run.result("users.empty-id");
+    assert_eq!(empty["outcome"], "info", "{empty}");
+    assert!(
+        empty["findings"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(r#"refused user id "" at start"#)),
+        "{empty}"
+    );
 }
 
 #[test]
@@ -84,12 +98,20 @@ fn each_naive_mapping_crosses_where_its_design_does() {
         // `user_id LIKE ?`: wildcards, and SQLite's LIKE ignores ASCII case.
         (
             "like_ids.py",
-            &["users.like-underscore", "users.like-percent", "users.case-ids"][..],
+            &[
+                "users.like-underscore",
+                "users.like-percent",
+                "users.case-ids",
+            ][..],
         ),
         // `NFKC(id).strip().casefold()`.
         (
             "folded_ids.py",
-            &["users.case-ids", "users.trailing-space", "users.unicode-ids"][..],
+            &[
+                "users.case-ids",
+                "users.trailing-space",
+                "users.unicode-ids",
+            ][..],
         ),
         // A read cache keyed by path: every pair of users.
         ("path_cache.py", &["users.apart", "users.interleaved"][..]),
@@ -98,7 +120,10 @@ fn each_naive_mapping_crosses_where_its_design_does() {
         assert_eq!(run.code, 1, "{backend}: {}", run.describe());
         let failed = failed(&run);
         for id in crossing {
-            assert!(failed.contains(&id.to_string()), "{backend}: {id} {failed:?}");
+            assert!(
+                failed.contains(&id.to_string()),
+                "{backend}: {id} {failed:?}"
+            );
         }
         // Every failure is the crossing, graded SECURITY under users.isolated.
         for result in run.results().iter().filter(|r| r["outcome"] == "fail") {
@@ -202,4 +227,59 @@ fn a_backend_that_takes_no_user_gets_the_lane_skipped_with_the_reason() {
             "{result}"
         );
     }
+}
+
+#[test]
+fn a_python_factory_takes_its_user_with_per_user() {
+    if !crate::sdk::installed() {
+        return;
+    }
+    let helper = root().join("tests/backends/users/per_user_helper.py:make");
+    let helper = helper.to_string_lossy();
+    let cases = [
+        "--case",
+        "users.apart",
+        "--case",
+        "users.prefix-ids",
+        "--case",
+        "users.slash-ids",
+    ];
+    let python = [
+        "--python-bin",
+        ".ci/.venv/bin/python",
+        "--no-recheck",
+        "--format",
+        "json",
+    ];
+    let run = run_command(
+        memspec()
+            .args(["check", "--per-user", "--python", &helper])
+            .args(python)
+            .args(cases),
+    );
+    assert_eq!(run.code, 0, "{}", run.describe());
+    assert_eq!(run.outcomes().len(), 3, "{}", run.describe());
+    assert!(
+        run.outcomes().values().all(|o| o == "pass"),
+        "{}",
+        run.describe()
+    );
+    // The official helper itself takes no user: started as one, the adapter refuses to serve it
+    // (nothing would keep the users apart), and the run says so.
+    let run = run_command(
+        memspec()
+            .args(["check", "--per-user", "--python", "anthropic-local-fs"])
+            .args(python)
+            .args(cases),
+    );
+    assert_eq!(run.code, 3, "{}", run.describe());
+    assert!(
+        run.stdout.contains("takes no user or user_id argument"),
+        "{}",
+        run.describe()
+    );
+    // --per-user is for the adapters: a command names {user} itself.
+    let run = run_command(memspec().args(["check", "--per-user", "--backend", "true"]));
+    assert_eq!(run.code, 2, "{}", run.describe());
+    assert!(run.stderr.contains("naming {user}"), "{}", run.describe());
 }
