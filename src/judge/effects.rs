@@ -18,6 +18,7 @@ use crate::suite::case::{Case, Effect, EffectKind};
 
 /// What the store held before the steps, as far as the case says: the paths its setup created
 /// (with their folders) and its fixtures; and the paths its steps renamed away.
+#[derive(Default)]
 pub struct Before {
     existed: BTreeSet<String>,
     renamed: Vec<String>,

@@ -87,6 +87,12 @@ pub struct Case {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(min = 2), extend("uniqueItems" = true))]
     pub users: Vec<String>,
+    /// In a case of many users, whether the users' steps are made at once: each user's in
+    /// order, every user's after one barrier, so that their calls interleave however the
+    /// backend serves them. Users kept apart answer the same whatever the interleaving, so
+    /// each step is judged as written.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub together: bool,
     /// The calls under test, in order.
     #[schemars(length(min = 1))]
     pub steps: Vec<Step>,

@@ -615,6 +615,9 @@ fn users_problems(case: &Case) -> Vec<String> {
         }
     }
     if case.users.is_empty() {
+        if case.together {
+            problems.push("`together` is for a case of many users (`users`)".into());
+        }
         return problems;
     }
     if case.users.len() < 2 {

@@ -235,6 +235,58 @@ fn redis_store_passes_the_suite() {
     assert_clean("redis", &run);
 }
 
+/// The users cases a naive mapping of each store gets wrong: `LIKE` ids (wildcards, case), a
+/// key prefix without a separator (`u1`, `u10`), a glob of the id, two users on one path.
+const USERS_CASES: [&str; 10] = [
+    "--case",
+    "users.apart",
+    "--case",
+    "users.prefix-ids",
+    "--case",
+    "users.like-underscore",
+    "--case",
+    "users.glob-star",
+    "--case",
+    "users.case-ids",
+];
+
+/// The SQLite and Redis recipes serve many users on one database (`--per-user`): every users
+/// case above passes, and nothing is skipped.
+#[test]
+fn sqlite_and_redis_stores_keep_their_users_apart() {
+    if !installed() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("a temporary folder for the databases");
+    let db = dir.path().join("users-{worker}.db");
+    let mut args = vec!["--not-on-folder", "--per-user"];
+    args.extend(USERS_CASES);
+    let run = check(
+        "adapters/recipes/sqlite/sqlite_memory.py:SqliteMemoryTool",
+        &args,
+        &[(
+            "MEMORY_SQLITE_PATH",
+            db.to_str().expect("a UTF-8 temp path"),
+        )],
+    );
+    assert_eq!(run.code, 0, "sqlite: {}", run.describe());
+    assert_eq!(with_outcome(&run, "pass").len(), 5, "{}", run.describe());
+    let Some(server) = redis_server() else {
+        return;
+    };
+    let redis = Redis::start(&server);
+    let run = check(
+        "adapters/recipes/redis/redis_memory.py:RedisMemoryTool",
+        &args,
+        &[
+            ("MEMORY_REDIS_URL", &redis.url()),
+            ("MEMORY_REDIS_PREFIX", "memspec-users"),
+        ],
+    );
+    assert_eq!(run.code, 0, "redis: {}", run.describe());
+    assert_eq!(with_outcome(&run, "pass").len(), 5, "{}", run.describe());
+}
+
 #[test]
 fn langchain_state_middleware_matches_its_baseline() {
     if !installed() {

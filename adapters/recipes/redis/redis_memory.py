@@ -13,6 +13,14 @@ Configuration, from the environment:
   memspec's ``MEMSPEC_WORKER`` so that the workers of ``memspec check -j 4`` never share state.
   ``reset`` (``clear_all_memory``) deletes the keys under that prefix and nothing else.
 
+Many users on one server: ``RedisMemoryTool(user=...)`` keeps that user's memories under
+``<prefix>:<worker>:user:<hex of the id>:``, so no id's keys are a prefix of another's and no id
+is read as a glob pattern (``u1*`` would also match ``u10``); ``reset`` then deletes that user's
+keys only. ``memspec check --per-user`` passes each user's id:
+
+    memspec check --not-on-folder --per-user --area users \\
+        --python adapters/recipes/redis/redis_memory.py:RedisMemoryTool
+
     MEMORY_REDIS_URL=redis://127.0.0.1:6379/0 \\
         memspec check --not-on-folder --python adapters/recipes/redis/redis_memory.py:RedisMemoryTool
 """
@@ -91,13 +99,17 @@ class RedisEntries(Entries):
 
 
 class RedisMemoryTool(KVMemoryTool):
-    """The memory tool over Redis. memspec builds it with no argument and calls
-    ``clear_all_memory()`` between cases."""
+    """The memory tool over Redis. memspec builds it with no argument (with ``user`` under
+    ``--per-user``) and calls ``clear_all_memory()`` between cases."""
 
-    def __init__(self, url: Optional[str] = None, prefix: Optional[str] = None) -> None:
+    def __init__(self, url: Optional[str] = None, prefix: Optional[str] = None, user: Optional[str] = None) -> None:
         url = url or os.environ.get("MEMORY_REDIS_URL", "redis://127.0.0.1:6379/0")
         prefix = prefix or os.environ.get("MEMORY_REDIS_PREFIX", "memspec-memory")
         worker = os.environ.get("MEMSPEC_WORKER", "0")
         client = redis.Redis.from_url(url)
         client.ping()  # fail at start-up, with redis-py's message, rather than on the first call
-        super().__init__(RedisEntries(client, f"{prefix}:{worker}:"))
+        store = f"{prefix}:{worker}:"
+        if user is not None:
+            # Hex: injective, and free of the glob characters and separators an id may hold.
+            store += f"user:{user.encode('utf-8', 'surrogatepass').hex()}:"
+        super().__init__(RedisEntries(client, store))

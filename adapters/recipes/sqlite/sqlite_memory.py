@@ -1,7 +1,10 @@
 """Recipe: a memory-tool backend that keeps its memories in SQLite (the standard library's sqlite3).
 
-One table, ``entries(path PRIMARY KEY, kind, data)``: a row per folder and per file, keyed by the
-canonical memory path. The commands, the path grammar and every message come from
+One table, ``memories(user_id, path, kind, data)``, keyed by ``(user_id, path)``: a row per folder
+and per file of each user, keyed by the canonical memory path. Every query names the user with
+``user_id = ?`` (never ``LIKE``, which reads ``_`` and ``%`` in an id as wildcards and ignores
+case), so one database serves many users with nothing crossing; a store of one user has the id
+``''``. The commands, the path grammar and every message come from
 ``../kv_memory.py``; this file only maps its four storage methods onto SQL. Each write is one
 transaction, so a rename or a recursive delete is all or nothing.
 
@@ -10,6 +13,12 @@ The database lives outside the memories folder: ``$MEMORY_SQLITE_PATH`` if set, 
 ``MEMSPEC_WORKER``, so ``memspec check -j 4`` gives each worker its own database.
 
     memspec check --not-on-folder --python adapters/recipes/sqlite/sqlite_memory.py:SqliteMemoryTool
+
+Many users on one database (``SqliteMemoryTool(user=...)``; ``memspec check --per-user`` passes
+each user's id, and ``reset`` then empties that user's rows only):
+
+    memspec check --not-on-folder --per-user --area users \\
+        --python adapters/recipes/sqlite/sqlite_memory.py:SqliteMemoryTool
 """
 
 from __future__ import annotations
@@ -39,12 +48,15 @@ def database_path() -> str:
 class SqliteEntries(Entries):
     """The engine's entries as rows of one SQLite table."""
 
-    def __init__(self, path: str) -> None:
-        self.db = sqlite3.connect(path, isolation_level=None)  # transactions are explicit below
+    def __init__(self, path: str, user: str = "") -> None:
+        self.db = sqlite3.connect(path, isolation_level=None, timeout=60)  # transactions are explicit below
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute(
-            "CREATE TABLE IF NOT EXISTS entries (path TEXT PRIMARY KEY, kind TEXT NOT NULL, data BLOB NOT NULL)"
+            "CREATE TABLE IF NOT EXISTS memories (user_id BLOB NOT NULL, path BLOB NOT NULL, kind TEXT NOT NULL, "
+            "data BLOB NOT NULL, PRIMARY KEY (user_id, path))"
         )
+        # As bytes, like the paths: an id compares byte for byte, whatever its case or form.
+        self.user = user.encode("utf-8", "surrogatepass")
 
     @staticmethod
     def _key(path: str) -> bytes:
@@ -54,14 +66,16 @@ class SqliteEntries(Entries):
 
     def get(self, path: str) -> Optional[Entry]:
         """The row at ``path``."""
-        row = self.db.execute("SELECT kind, data FROM entries WHERE path = ?", (self._key(path),)).fetchone()
+        row = self.db.execute(
+            "SELECT kind, data FROM memories WHERE user_id = ? AND path = ?", (self.user, self._key(path))
+        ).fetchone()
         return None if row is None else (row[0], bytes(row[1]))
 
     def below(self, path: str) -> Dict[str, Entry]:
         """Every row under ``path/``: a range scan on the primary key (`/` + 1 is `0`)."""
         low, high = self._key(path + "/"), self._key(path + "0")
         rows = self.db.execute(
-            "SELECT path, kind, data FROM entries WHERE path >= ? AND path < ?", (low, high)
+            "SELECT path, kind, data FROM memories WHERE user_id = ? AND path >= ? AND path < ?", (self.user, low, high)
         ).fetchall()
         return {bytes(p).decode("utf-8", "surrogatepass"): (k, bytes(d)) for p, k, d in rows}
 
@@ -89,20 +103,22 @@ class SqliteEntries(Entries):
             self._write(put, remove)
 
     def _write(self, put: Dict[str, Entry], remove: Iterable[str]) -> None:
-        self.db.executemany("DELETE FROM entries WHERE path = ?", [(self._key(p),) for p in remove])
         self.db.executemany(
-            "INSERT OR REPLACE INTO entries (path, kind, data) VALUES (?, ?, ?)",
-            [(self._key(p), kind, data) for p, (kind, data) in put.items()],
+            "DELETE FROM memories WHERE user_id = ? AND path = ?", [(self.user, self._key(p)) for p in remove]
+        )
+        self.db.executemany(
+            "INSERT OR REPLACE INTO memories (user_id, path, kind, data) VALUES (?, ?, ?, ?)",
+            [(self.user, self._key(p), kind, data) for p, (kind, data) in put.items()],
         )
 
     def clear(self) -> None:
-        """Empty the table (memspec's `reset`)."""
-        self.db.execute("DELETE FROM entries")
+        """Forget this user's memories (memspec's `reset`), and no one else's."""
+        self.db.execute("DELETE FROM memories WHERE user_id = ?", (self.user,))
 
 
 class SqliteMemoryTool(KVMemoryTool):
-    """The memory tool over SQLite. memspec builds it with no argument and calls
-    ``clear_all_memory()`` between cases."""
+    """The memory tool over SQLite. memspec builds it with no argument (with ``user`` under
+    ``--per-user``) and calls ``clear_all_memory()`` between cases."""
 
-    def __init__(self, path: Optional[str] = None) -> None:
-        super().__init__(SqliteEntries(path or database_path()))
+    def __init__(self, path: Optional[str] = None, user: str = "") -> None:
+        super().__init__(SqliteEntries(path or database_path(), user))

@@ -2,6 +2,7 @@
 //! disk for a folder backend, else through the backend's own `view`), within the case's time
 //! budget; every call recorded in the case's result.
 
+use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -65,6 +66,31 @@ pub(super) fn run_calls(
     budget: &Budget,
     result: &mut CaseResult,
 ) -> Result<(), Fault> {
+    if matches!(
+        run_setup(loaded, ledger, sessions, on_folder, budget, result)?,
+        Next::Stop
+    ) {
+        return Ok(());
+    }
+    if matches!(
+        run_steps(loaded, ledger, sessions, on_folder, budget, result)?,
+        Next::Stop
+    ) {
+        return Ok(());
+    }
+    read_effects(ledger, sessions, result)
+}
+
+/// The setup calls, and the files they made read back; [`Next::Stop`] when the rest of the case
+/// cannot be checked.
+pub(super) fn run_setup(
+    loaded: &LoadedCase,
+    ledger: &mut CaseLedger<'_>,
+    sessions: &mut [Session],
+    on_folder: bool,
+    budget: &Budget,
+    result: &mut CaseResult,
+) -> Result<Next, Fault> {
     for (i, call_input) in loaded.case.setup.iter().enumerate() {
         let session = as_user(sessions, call_input.user())?;
         if on_folder && call_input.planted().is_some() {
@@ -73,7 +99,7 @@ pub(super) fn run_calls(
         }
         if let Some(spent) = budget.spent(i) {
             observe(ledger, spent, result)?;
-            return Ok(());
+            return Ok(Next::Stop);
         }
         let input = expand_input(call_input.input(), session.sandbox());
         let answer = call(session, Phase::Setup, &input, result)?;
@@ -85,7 +111,7 @@ pub(super) fn run_calls(
             breaches,
         };
         if matches!(observe(ledger, seen, result)?, Next::Stop) {
-            return Ok(());
+            return Ok(Next::Stop);
         }
     }
     for (index, path, expect) in ledger.setup_reads() {
@@ -100,6 +126,18 @@ pub(super) fn run_calls(
         };
         observe(ledger, call, result)?;
     }
+    Ok(Next::Go)
+}
+
+/// The steps, one after another; [`Next::Stop`] when the rest of the case cannot be checked.
+fn run_steps(
+    loaded: &LoadedCase,
+    ledger: &mut CaseLedger<'_>,
+    sessions: &mut [Session],
+    on_folder: bool,
+    budget: &Budget,
+    result: &mut CaseResult,
+) -> Result<Next, Fault> {
     if loaded.case.restart {
         // A later conversation: the process stops as a deploy stops it, and the first step
         // starts a new one on the same store.
@@ -110,7 +148,7 @@ pub(super) fn run_calls(
     for (i, step) in loaded.case.steps.iter().enumerate() {
         if let Some(spent) = budget.spent(loaded.case.setup.len() + i) {
             observe(ledger, spent, result)?;
-            return Ok(());
+            return Ok(Next::Stop);
         }
         let session = as_user(sessions, step.user.as_deref())?;
         let input = expand_input(&step.input, session.sandbox());
@@ -124,7 +162,7 @@ pub(super) fn run_calls(
             base: session.sandbox().base(),
         };
         match observe(ledger, seen, result)? {
-            Next::Stop => return Ok(()),
+            Next::Stop => return Ok(Next::Stop),
             Next::ReadBack { path, expect } => {
                 let seen = witness_of(session, on_folder, &path, &expect, result)?;
                 let created = CaseCall::Created {
@@ -138,6 +176,84 @@ pub(super) fn run_calls(
             Next::Go | Next::Open(_) | Next::Broke => {}
         }
     }
+    Ok(Next::Go)
+}
+
+/// The steps of a case of many users made `together`: each user's in order, the users' at once
+/// (after a barrier), then told to the judge in the case's order. Users kept apart answer the
+/// same however their calls interleave. [`Next::Stop`] when the rest cannot be checked.
+pub(super) fn run_steps_together(
+    loaded: &LoadedCase,
+    ledger: &mut CaseLedger<'_>,
+    sessions: &mut [Session],
+    result: &mut CaseResult,
+) -> Result<Next, Fault> {
+    let steps = &loaded.case.steps;
+    let barrier = Barrier::new(sessions.len());
+    // Per user: (step, input, answer, record), in the user's own order.
+    type Made = Vec<(usize, Value, Result<ToolResult, Fault>, CallRecord)>;
+    let first = sessions.first().and_then(Session::user).map(str::to_string);
+    let first = first.as_deref();
+    let made = std::thread::scope(|scope| {
+        let handles: Vec<_> = sessions
+            .iter_mut()
+            .map(|session| {
+                let barrier = &barrier;
+                scope.spawn(move || {
+                    let mine: Vec<usize> = (0..steps.len())
+                        .filter(|&i| steps[i].user.as_deref().or(first) == session.user())
+                        .collect();
+                    barrier.wait();
+                    let mut made = Made::new();
+                    for i in mine {
+                        let input = expand_input(&steps[i].input, session.sandbox());
+                        let (answer, record) = timed_call(session, Phase::Step, &input);
+                        let broke = answer.is_err();
+                        made.push((i, input, answer, record));
+                        if broke {
+                            break;
+                        }
+                    }
+                    made
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| {
+                handle
+                    .join()
+                    .map_err(|_| Fault::Harness("a user's thread panicked".to_string()))
+            })
+            .collect::<Result<Vec<Made>, Fault>>()
+    })?;
+    let mut made: Vec<_> = made.into_iter().flatten().collect();
+    made.sort_by_key(|(i, ..)| *i);
+    for (i, input, answer, record) in made {
+        result.calls.push(record);
+        let answer = answer?;
+        let session = as_user(sessions, steps[i].user.as_deref())?;
+        let breaches = session.check_answer(&input, &answer);
+        let seen = CaseCall::Step {
+            index: i,
+            input: &input,
+            answer: &answer,
+            breaches,
+            base: session.sandbox().base(),
+        };
+        if matches!(observe(ledger, seen, result)?, Next::Stop) {
+            return Ok(Next::Stop);
+        }
+    }
+    Ok(Next::Go)
+}
+
+/// The effects, read back as the judge asks, and told to it.
+pub(super) fn read_effects(
+    ledger: &mut CaseLedger<'_>,
+    sessions: &mut [Session],
+    result: &mut CaseResult,
+) -> Result<(), Fault> {
     // On a folder the disk is the effects' witness (the backend's `view` is judged as a view by
     // the cases that view, not a second time here); any other store, and any store after a
     // restart, is asked with its own `view`.
@@ -186,10 +302,20 @@ fn call(
     input: &Value,
     result: &mut CaseResult,
 ) -> Result<ToolResult, Fault> {
+    let (answer, record) = timed_call(session, phase, input);
+    result.calls.push(record);
+    answer
+}
+
+/// One call, timed, and its record.
+fn timed_call(
+    session: &mut Session,
+    phase: Phase,
+    input: &Value,
+) -> (Result<ToolResult, Fault>, CallRecord) {
     let started = Instant::now();
     let answer = session.call(input);
-    let backend_time = started.elapsed();
-    result.calls.push(CallRecord {
+    let record = CallRecord {
         phase,
         input: input.clone(),
         result: answer.as_ref().ok().cloned(),
@@ -197,9 +323,9 @@ fn call(
             Fault::Backend(broke) => broke.reason.clone(),
             other => other.to_string(),
         }),
-        backend_time,
-    });
-    answer
+        backend_time: started.elapsed(),
+    };
+    (answer, record)
 }
 
 /// Replaces `{{base}}` in the input's strings with the sandbox's absolute path.

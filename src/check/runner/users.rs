@@ -8,12 +8,12 @@
 use std::time::Instant;
 
 use super::RunOptions;
-use super::calls::{Budget, observe, run_calls};
+use super::calls::{Budget, observe, read_effects, run_calls, run_setup, run_steps_together};
 use super::case::timeouts;
 use crate::backend::BackendSpec;
 use crate::exec::{Fault, Session};
 use crate::judge::grade::CaseResult;
-use crate::judge::{CaseCall, CaseLedger};
+use crate::judge::{CaseCall, CaseLedger, Next};
 use crate::suite::load::LoadedCase;
 
 /// Runs a case of many users on fresh sessions (never reused: each case's store is new); `Err`
@@ -58,7 +58,12 @@ pub(super) fn execute(
         limit: options.case_budget,
         started: Instant::now(),
     };
-    if let Err(fault) = run_calls(loaded, ledger, &mut sessions, false, &budget, result) {
+    let ran = if loaded.case.together {
+        together(loaded, ledger, &mut sessions, &budget, result)
+    } else {
+        run_calls(loaded, ledger, &mut sessions, false, &budget, result)
+    };
+    if let Err(fault) = ran {
         // A process that exited before reading anything, started by its user's first call.
         let refused = match sessions.split_first() {
             Some((first, others)) if !first.exited_unread() => others
@@ -79,6 +84,29 @@ pub(super) fn execute(
     };
     observe(ledger, seen, result)?;
     Ok(())
+}
+
+/// The case's setup, its steps made at once by every user, then its effects.
+fn together(
+    loaded: &LoadedCase,
+    ledger: &mut CaseLedger<'_>,
+    sessions: &mut [Session],
+    budget: &Budget,
+    result: &mut CaseResult,
+) -> Result<(), Fault> {
+    if matches!(
+        run_setup(loaded, ledger, sessions, false, budget, result)?,
+        Next::Stop
+    ) {
+        return Ok(());
+    }
+    if matches!(
+        run_steps_together(loaded, ledger, sessions, result)?,
+        Next::Stop
+    ) {
+        return Ok(());
+    }
+    read_effects(ledger, sessions, result)
 }
 
 /// After a fault: when `refused` names a user other than the first whose process could not

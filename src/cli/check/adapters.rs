@@ -31,9 +31,10 @@ pub(crate) struct AdapterArgs {
     /// The Node that runs `--node` [default: node on PATH].
     #[arg(long, value_name = "PATH", requires = "node")]
     pub(crate) node_bin: Option<String>,
-    /// The `--python`/`--node` backend serves many users on one store: start it once per user
-    /// (`--user ID` to the adapter, which passes it to the class or factory as its `user`
-    /// argument), so that the users lane runs. A `--backend` command names `{user}` instead.
+    /// The `--python`/`--node` backend serves many users on one store: `check` starts it once
+    /// per user (`--user ID` to the adapter, which passes it to the class or factory as its
+    /// `user` argument), so that the users lane runs; other commands start it as the user with
+    /// the empty id. A `--backend` command names `{user}` instead.
     #[arg(long)]
     pub(crate) per_user: bool,
 }

@@ -461,7 +461,11 @@ impl<'c> CaseLedger<'c> {
             ) && step.input.get("path").and_then(Value::as_str) == Some(path)
         });
         // Through the tool a large file is read in pages; on a folder the disk reads it at once.
-        if !edited_later || (!self.on_folder && effects::large_write(input)) {
+        // Steps made together are told after they all ran: a read then would see later edits.
+        if !edited_later
+            || (!self.on_folder && effects::large_write(input))
+            || self.loaded.case.together
+        {
             return None;
         }
         Some((path.to_string(), EffectKind::FileText(text.to_string())))
@@ -507,7 +511,10 @@ impl<'c> CaseLedger<'c> {
                 how,
             );
         }
-        // Each user's effects are judged among themselves, as that user's view showed them.
+        // Each user's effects are judged among themselves, as that user's view showed them, and
+        // under the case's own rule: what the store held is per user, and another user's bytes
+        // at a path are a crossing, never a create or a loss of this user's own.
+        let unknown = Before::default();
         let mut findings = Vec::new();
         for user in &self.loaded.case.users {
             let (effects, seen): (Vec<_>, Vec<Seen>) = self
@@ -521,7 +528,7 @@ impl<'c> CaseLedger<'c> {
             findings.extend(effects::judge(
                 &effects,
                 &seen,
-                &self.before,
+                &unknown,
                 &self.loaded.writes,
                 false,
                 &how,

@@ -137,6 +137,20 @@ fn each_naive_mapping_crosses_where_its_design_does() {
 }
 
 #[test]
+fn only_calls_made_at_once_show_a_write_staged_by_path() {
+    // Staged under `staging:<path>`, committed 50 ms later without a transaction: two users
+    // writing one path at once swap bytes; one after the other, nothing crosses.
+    let run = users(&script("staged_writes.py"));
+    assert_eq!(run.code, 1, "{}", run.describe());
+    assert_eq!(failed(&run), ["users.together"], "{}", run.describe());
+    assert_eq!(run.result("users.interleaved")["outcome"], "pass");
+    let together = run.result("users.together");
+    for finding in together["findings"].as_array().into_iter().flatten() {
+        assert_eq!(finding["rule"], "users.isolated", "{finding}");
+    }
+}
+
+#[test]
 fn a_crossing_is_one_security_root_cause_naming_both_users() {
     let run = run_command(memspec().args([
         "check",
