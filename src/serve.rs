@@ -62,7 +62,7 @@ pub fn serve_as(
 
 /// Serves user `user` of the store `store` (a folder shared by many users, each user's memories
 /// in a folder of their own inside it, see [`Reference::open_user`]), as [`serve_as`] does. An id
-/// the reference refuses (empty, too long) stops it before it reads anything.
+/// the reference refuses (over 80 bytes) stops it before it reads anything.
 pub fn serve_user(
     store: &Path,
     user: &str,

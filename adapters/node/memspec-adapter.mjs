@@ -252,7 +252,7 @@ const TOOL_USE_PARAMS = ['toolUse', 'tool_use', 'toolUseBlock', 'tool_use_block'
 const INPUT_PARAMS = ['input', 'toolInput', 'tool_input', 'args', 'params', 'command', 'cmd', 'request', 'req'];
 const INPUT_KEYS = ['command', 'path', 'old_path', 'new_path', 'file_text', 'old_str', 'new_str', 'insert_line', 'insert_text', 'view_range'];
 const TOOL_USE_KEYS = ['id', 'input'];
-const FACTORY_KEYS = ['base', 'memories', 'user', 'userId'];
+const FACTORY_KEYS = ['base', 'memories'];
 // The keys of a factory's argument that name the user of a store shared by many users.
 const USER_KEYS = ['user', 'userId'];
 
@@ -323,6 +323,10 @@ function callableRole(fn, forced) {
   if (!p) return forced ?? 'factory';
   if (p.kind === 'none') return 'factory';
   if (p.kind === 'object' && p.keys.some((k) => FACTORY_KEYS.includes(k))) return 'factory';
+  // `{ user }` alone makes a factory; beside an input's keys (`{ command, path, user }`) a handler.
+  if (p.kind === 'object' && p.keys.some((k) => USER_KEYS.includes(k)) && !p.keys.some((k) => INPUT_KEYS.includes(k))) {
+    return 'factory';
+  }
   if (forced) return forced;
   if (p.kind === 'ident') {
     if (TOOL_USE_PARAMS.includes(p.name)) return 'tool_use';
@@ -614,7 +618,9 @@ async function main() {
     }
     if (what === 'reset') {
       try {
-        await wipeFolderContents(paths.memories);
+        // Started as one user of a shared store, the folder is every user's: only the
+        // backend's own state (its rebuild) is this user's to forget.
+        if (paths.user === undefined) await wipeFolderContents(paths.memories);
         if (loaded.build && !loaded.filesystemOnly) {
           tool = normaliseToolErrors(await loaded.build(), sdk.ToolError); // fresh in-memory state
         } else if (loaded.reload) {

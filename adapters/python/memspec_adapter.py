@@ -425,9 +425,18 @@ def callable_role(fn: Any, forced: Optional[str]) -> str:
     if sig is None:
         return forced or "factory"
     params = list(sig.parameters.values())
-    if any(
-        p.name in FACTORY_KWARGS + USER_KWARGS and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params
-    ):
+    if any(p.name in FACTORY_KWARGS and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params):
+        return "factory"
+    # `user` alone makes a factory only when nothing else is required: `handle(input, user_id=None)`
+    # stays a handler.
+    others_required = [
+        p
+        for p in params
+        if p.name not in USER_KWARGS
+        and p.default is p.empty
+        and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY)
+    ]
+    if not others_required and any(p.name in USER_KWARGS for p in params):
         return "factory"
     takes_input = any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL) for p in params)
     required = [p for p in params if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
@@ -625,8 +634,11 @@ class Backend:
         """Empty the memories folder and the backend's own state; the folder itself stays.
 
         Returns why the store cannot be wiped, or None when it was: a "no" makes memspec start a
-        new process per case rather than fail cases on an earlier case's memories."""
-        wipe_folder_contents(self.memories)
+        new process per case rather than fail cases on an earlier case's memories. Started as one
+        user of a shared store, the folder is every user's: only the backend's own state (its
+        rebuild, its clear) is this user's to forget."""
+        if self.user is None:
+            wipe_folder_contents(self.memories)
         if isinstance(self.tool, FunctionTool):
             if self.factory is not None:
                 self.tool = self._build()

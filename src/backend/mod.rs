@@ -174,6 +174,10 @@ pub struct Timeouts {
 /// What a command names the user with whom it starts, in a store shared by many users.
 pub const USER_PLACEHOLDER: &str = "{user}";
 
+/// The user a backend of many users is started as outside the users lane (every other case,
+/// replay, fuzz): one store of one user, named so.
+pub const DEFAULT_USER: &str = "memspec";
+
 /// Who starts a backend process, besides its sandbox: which worker of a parallel run, and as
 /// which user of a store shared by many users.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -212,9 +216,12 @@ impl BackendSpec {
     /// `{base}` (unless told otherwise).
     pub fn command(template: &str, on_folder: Option<bool>) -> BackendSpec {
         let names_folder = template.contains("{memories}") || template.contains("{base}");
+        // A backend of many users keeps each user's memories where its mapping says, not in
+        // `{memories}` itself: fixtures and the disk do not show its store.
+        let names_user = template.contains(USER_PLACEHOLDER);
         BackendSpec::Command {
             template: template.to_string(),
-            on_folder: on_folder.unwrap_or(names_folder),
+            on_folder: on_folder.unwrap_or(names_folder && !names_user),
             label: None,
             worker: None,
         }
@@ -279,8 +286,8 @@ impl BackendSpec {
         }
     }
 
-    /// The same command started once per user of a store shared by many users: ` --user
-    /// {user}` added to its command line and label (what `--per-user` does to a `--python` or
+    /// The same command started once per user of a store shared by many users: ` --user={user}`
+    /// added to its command line and label (what `--per-user` does to a `--python` or
     /// `--node` backend, whose adapter passes the id to the factory). A command that already
     /// names `{user}`, and the reference, are returned as they are.
     pub fn per_user(self) -> BackendSpec {
@@ -291,9 +298,10 @@ impl BackendSpec {
                 label,
                 worker,
             } if !template.contains(USER_PLACEHOLDER) => BackendSpec::Command {
-                template: format!("{template} --user {USER_PLACEHOLDER}"),
+                // `=`: an id starting with `-` is still the option's value.
+                template: format!("{template} --user={USER_PLACEHOLDER}"),
                 on_folder,
-                label: label.map(|label| format!("{label} --user {USER_PLACEHOLDER}")),
+                label: label.map(|label| format!("{label} --user={USER_PLACEHOLDER}")),
                 worker,
             },
             spec => spec,

@@ -141,7 +141,7 @@ pub(crate) enum Command {
         /// Serve this user of a store shared by many users: their /memories is a folder of
         /// their own inside MEMORIES, named from the id so that no two ids share one (`u1` and
         /// `u10`, `Alice` and `alice`, `../bob`). Used as `--backend 'memspec serve {memories}
-        /// --user {user}'`; an empty id is refused.
+        /// --user {user}'`; an id over 80 bytes is refused (the empty id is served from `_`).
         #[arg(long)]
         user: Option<String>,
     },

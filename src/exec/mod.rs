@@ -8,6 +8,7 @@
 //! unbounded read, no recursion; and one set of checks says when it tried.
 
 pub mod children;
+pub mod disk_look;
 pub mod fs;
 pub mod plant;
 pub mod procfs;

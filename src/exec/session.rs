@@ -12,11 +12,12 @@
 //! `memories/` or done to the sandbox itself ([`Session::check_sandbox`]). They are facts
 //! ([`Breach`]); the judge grades them (`crate::judge::confinement`).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::Value;
 
+use super::disk_look::DiskLook;
 use super::{Outside, Sandbox};
 use crate::backend::{Backend, BackendError, BackendSpec, Timeouts};
 use crate::protocol::ToolResult;
@@ -153,6 +154,11 @@ pub struct Session {
     reported: Vec<String>,
     /// The user it serves in a store shared by many users ([`Session::client_as`]).
     user: Option<String>,
+    /// The look at the store's disk shared by every user's session, when each call's changes
+    /// are wanted ([`Session::look_at_disk`]).
+    disk: Option<Arc<Mutex<DiskLook>>>,
+    /// What the last call changed on disk, by that look.
+    changed: Option<Vec<String>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -204,6 +210,8 @@ impl Session {
             outside,
             reported: Vec::new(),
             user: None,
+            disk: None,
+            changed: None,
         }
     }
 
@@ -227,6 +235,8 @@ impl Session {
             outside: self.sandbox.outside(),
             reported: Vec::new(),
             user: self.user.clone(),
+            disk: self.disk.clone(),
+            changed: None,
         }
     }
 
@@ -250,6 +260,19 @@ impl Session {
     /// The user it serves, in a store shared by many users.
     pub fn user(&self) -> Option<&str> {
         self.user.as_deref()
+    }
+
+    /// From now on, each answered call looks at `memories/` through `look` (shared with the
+    /// other users' sessions of the store, whose calls are made one at a time) and keeps what
+    /// changed since the last look, for [`Session::take_changes`].
+    pub fn look_at_disk(&mut self, look: Arc<Mutex<DiskLook>>) {
+        self.disk = Some(look);
+    }
+
+    /// What the last answered call changed below `memories/` (relative paths), when this
+    /// session looks at its disk.
+    pub fn take_changes(&mut self) -> Option<Vec<String>> {
+        self.changed.take()
     }
 
     /// The running process, started (again, on the same sandbox) when there is none, unless it
@@ -315,6 +338,11 @@ impl Session {
         match answer {
             Ok(result) => {
                 self.breaks = 0;
+                self.changed = self.disk.as_ref().map(|look| {
+                    // Each look is a whole scan: one a panicking thread left is as good.
+                    let mut look = look.lock().unwrap_or_else(PoisonError::into_inner);
+                    look.changes(&self.sandbox)
+                });
                 Ok(result)
             }
             Err(e) => Err(self.broke(&e)),

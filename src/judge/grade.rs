@@ -89,6 +89,9 @@ pub struct CallRecord {
     #[serde(with = "micros")]
     #[schemars(with = "u64")]
     pub backend_time: Duration,
+    /// The user it was made as, in a case of many users (`users.*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
 }
 
 /// The result of one case.

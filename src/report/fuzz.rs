@@ -72,6 +72,7 @@ pub fn as_report(
                         result: None,
                         error: None,
                         backend_time: Duration::ZERO,
+                        user: None,
                     })
                     .collect(),
                 notes: notes(divergence, confirmed.get(index).cloned().flatten()),

@@ -396,9 +396,14 @@ fn case_block(
                 Phase::Step => "step",
                 Phase::Witness => "read back",
             };
+            let user = call
+                .user
+                .as_ref()
+                .map(|user| format!(" as user \"{}\"", user.escape_debug()))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "  {phase} {} ({} µs)",
+                "  {phase}{user} {} ({} µs)",
                 call.input,
                 call.backend_time.as_micros()
             );

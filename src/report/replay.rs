@@ -294,6 +294,7 @@ pub fn as_report(replay: &Replay, rerun: String, fail_on: FailOn) -> super::Repo
                         _ => None,
                     },
                     backend_time: std::time::Duration::from_micros(step.backend_micros),
+                    user: None,
                 }],
                 duration: std::time::Duration::from_micros(step.backend_micros),
                 ..CaseResult::new(format!("step-{}", index + 1), command, title, level, rules)

@@ -9,6 +9,10 @@ pub struct Always {
     pub confinement: Graded,
     /// No host path in an output.
     pub host_paths: Graded,
+    /// In a store of many users, nothing crosses from one user's memories to another's.
+    pub users: Graded,
+    /// An error is flagged `is_error`.
+    pub flag: Graded,
 }
 
 /// A rule with the level it grades at, taken from `spec/`.
@@ -31,11 +35,13 @@ impl Graded {
 }
 
 impl Always {
-    /// The two rules, graded as `spec` says.
+    /// The rules, graded as `spec` says.
     pub fn of(spec: &Spec) -> Always {
         Always {
             confinement: Graded::of(known::CONFINEMENT, spec),
             host_paths: Graded::of(known::NO_HOST_PATHS, spec),
+            users: Graded::of(known::USERS_ISOLATED, spec),
+            flag: Graded::of(known::IS_ERROR_FLAG, spec),
         }
     }
 }

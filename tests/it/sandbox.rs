@@ -285,6 +285,14 @@ fn confinement_rules() -> memspec::spec::Always {
             rule: known::NO_HOST_PATHS,
             level: Level::Should,
         },
+        users: Graded {
+            rule: known::USERS_ISOLATED,
+            level: Level::Must,
+        },
+        flag: Graded {
+            rule: known::IS_ERROR_FLAG,
+            level: Level::Must,
+        },
     }
 }
 

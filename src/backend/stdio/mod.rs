@@ -82,13 +82,10 @@ pub fn substitute(template: &str, base: &Path, memories: &Path) -> String {
         .replace("{base}", &shell_quote(base))
 }
 
-/// [`substitute`], and `{user}` replaced by the shell-quoted user id (`''` without one).
-fn substitute_user(template: &str, base: &Path, memories: &Path, user: Option<&str>) -> String {
+/// [`substitute`], and `{user}` replaced by the shell-quoted user id.
+fn substitute_user(template: &str, base: &Path, memories: &Path, user: &str) -> String {
     let line = substitute(template, base, memories);
-    line.replace(
-        super::USER_PLACEHOLDER,
-        &shell_quote(Path::new(user.unwrap_or_default())),
-    )
+    line.replace(super::USER_PLACEHOLDER, &shell_quote(Path::new(user)))
 }
 
 impl Stdio {
@@ -103,7 +100,13 @@ impl Stdio {
         starter: Starter<'_>,
     ) -> Result<Stdio, BackendError> {
         let Starter { worker, user } = starter;
-        let command_line = substitute_user(template, base, memories, user);
+        // A backend of many users started for one store serves the default user.
+        let user = user.or_else(|| {
+            template
+                .contains(super::USER_PLACEHOLDER)
+                .then_some(super::DEFAULT_USER)
+        });
+        let command_line = substitute_user(template, base, memories, user.unwrap_or_default());
         let cgroup = Cgroup::create();
         let procs = cgroup.as_ref().map(|c| c.procs().to_owned());
         let mut command = Command::new("sh");

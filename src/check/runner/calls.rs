@@ -109,6 +109,7 @@ pub(super) fn run_setup(
             input: &input,
             answer: &answer,
             breaches,
+            changed: session.take_changes(),
         };
         if matches!(observe(ledger, seen, result)?, Next::Stop) {
             return Ok(Next::Stop);
@@ -154,12 +155,14 @@ fn run_steps(
         let input = expand_input(&step.input, session.sandbox());
         let answer = call(session, Phase::Step, &input, result)?;
         let breaches = session.check_answer(&input, &answer);
+        let changed = session.take_changes();
         let seen = CaseCall::Step {
             index: i,
             input: &input,
             answer: &answer,
             breaches,
             base: session.sandbox().base(),
+            changed,
         };
         match observe(ledger, seen, result)? {
             Next::Stop => return Ok(Next::Stop),
@@ -186,6 +189,7 @@ pub(super) fn run_steps_together(
     loaded: &LoadedCase,
     ledger: &mut CaseLedger<'_>,
     sessions: &mut [Session],
+    budget: &Budget,
     result: &mut CaseResult,
 ) -> Result<Next, Fault> {
     let steps = &loaded.case.steps;
@@ -206,6 +210,10 @@ pub(super) fn run_steps_together(
                     barrier.wait();
                     let mut made = Made::new();
                     for i in mine {
+                        // Past the case's budget, no user makes a further call.
+                        if budget.started.elapsed() > budget.limit {
+                            break;
+                        }
                         let input = expand_input(&steps[i].input, session.sandbox());
                         let (answer, record) = timed_call(session, Phase::Step, &input);
                         let broke = answer.is_err();
@@ -229,21 +237,37 @@ pub(super) fn run_steps_together(
     })?;
     let mut made: Vec<_> = made.into_iter().flatten().collect();
     made.sort_by_key(|(i, ..)| *i);
-    for (i, input, answer, record) in made {
-        result.calls.push(record);
+    let count = made.len();
+    // Every call made is in the case's record, those after a fault too, in the case's order.
+    let made: Vec<_> = made
+        .into_iter()
+        .map(|(i, input, answer, record)| {
+            result.calls.push(record);
+            (i, input, answer)
+        })
+        .collect();
+    for (i, input, answer) in made {
         let answer = answer?;
         let session = as_user(sessions, steps[i].user.as_deref())?;
         let breaches = session.check_answer(&input, &answer);
+        // Calls made at once cannot be told apart on disk: no changes are given.
         let seen = CaseCall::Step {
             index: i,
             input: &input,
             answer: &answer,
             breaches,
             base: session.sandbox().base(),
+            changed: None,
         };
         if matches!(observe(ledger, seen, result)?, Next::Stop) {
             return Ok(Next::Stop);
         }
+    }
+    if count < steps.len()
+        && let Some(spent) = budget.spent(loaded.case.setup.len() + count)
+    {
+        observe(ledger, spent, result)?;
+        return Ok(Next::Stop);
     }
     Ok(Next::Go)
 }
@@ -324,6 +348,7 @@ fn timed_call(
             other => other.to_string(),
         }),
         backend_time: started.elapsed(),
+        user: session.user().map(str::to_string),
     };
     (answer, record)
 }

@@ -5,12 +5,14 @@
 //! A user id the backend refuses at start (its process exits before reading anything, while the
 //! case's first user is served) is a fine answer: the case is then not checked, and says so.
 
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use super::RunOptions;
 use super::calls::{Budget, observe, read_effects, run_calls, run_setup, run_steps_together};
 use super::case::timeouts;
 use crate::backend::BackendSpec;
+use crate::exec::disk_look::DiskLook;
 use crate::exec::{Fault, Session};
 use crate::judge::grade::CaseResult;
 use crate::judge::{CaseCall, CaseLedger, Next};
@@ -36,23 +38,30 @@ pub(super) fn execute(
     let mut sessions: Vec<Session> = others.iter().map(|user| first.client_as(user)).collect();
     sessions.insert(0, first);
     // A store kept elsewhere (a database, a server) starts without an earlier case's memories,
-    // for every user. A folder store is new with its sandbox, and is not reset: a user whose
-    // mapping names the whole store (the id `.`) would empty the other users' folders, which
-    // the case's own calls are there to show.
-    for at in 0..sessions.len() {
-        let started = if backend.runs_on_folder() {
-            sessions[at].warm_up()
-        } else {
-            sessions[at].start_forgetting()
-        };
-        if let Err(fault) = started {
-            let refused = (at > 0).then(|| sessions[at].user().unwrap_or_default().to_string());
-            return refused_or(fault, refused, sessions, ledger, result);
+    // for every user. Last user first: the cases list the plain id first and the one that
+    // breaks a naive mapping after it, and an id whose mapping names the whole store (`.`)
+    // would otherwise empty the plain user's folder before the case began, which the case's
+    // own calls are there to show.
+    let mut failed = None;
+    for session in sessions.iter_mut().rev() {
+        if let Err(fault) = session.start_forgetting() {
+            failed.get_or_insert(fault);
         }
     }
+    if let Some(fault) = failed {
+        let refused = refused_user(&sessions);
+        return refused_or(fault, refused, sessions, ledger, result);
+    }
     result.start_time = opening.elapsed();
+    // Each call's changes below `{memories}` are the judge's witness of whose folder it touched
+    // (a store kept elsewhere changes nothing there); calls made at once cannot be told apart.
+    let look =
+        (!loaded.case.together).then(|| Arc::new(Mutex::new(DiskLook::of(sessions[0].sandbox()))));
     for session in &mut sessions {
         session.watch_outside();
+        if let Some(look) = &look {
+            session.look_at_disk(Arc::clone(look));
+        }
     }
     let budget = Budget {
         limit: options.case_budget,
@@ -64,14 +73,7 @@ pub(super) fn execute(
         run_calls(loaded, ledger, &mut sessions, false, &budget, result)
     };
     if let Err(fault) = ran {
-        // A process that exited before reading anything, started by its user's first call.
-        let refused = match sessions.split_first() {
-            Some((first, others)) if !first.exited_unread() => others
-                .iter()
-                .find(|session| session.exited_unread())
-                .and_then(|session| session.user().map(str::to_string)),
-            _ => None,
-        };
+        let refused = refused_user(&sessions);
         return refused_or(fault, refused, sessions, ledger, result);
     }
     // Every user's process works on the one sandbox: the first session's look covers them all.
@@ -101,7 +103,7 @@ fn together(
         return Ok(());
     }
     if matches!(
-        run_steps_together(loaded, ledger, sessions, result)?,
+        run_steps_together(loaded, ledger, sessions, budget, result)?,
         Next::Stop
     ) {
         return Ok(());
@@ -109,10 +111,18 @@ fn together(
     read_effects(ledger, sessions, result)
 }
 
-/// After a fault: when `refused` names a user other than the first whose process could not
-/// start or exited before reading anything (while the first user's was served), the backend
-/// refused that id at start (not checked, INFO); anything else stays the fault. The sessions
-/// are ended either way.
+/// The user whose process exited before reading anything while another user's was served:
+/// the backend refused that id at start. `None` when no process did, or every one did (a
+/// backend that never starts is broken, whatever the id).
+fn refused_user(sessions: &[Session]) -> Option<String> {
+    let served = sessions.iter().any(|session| !session.exited_unread());
+    let refused = sessions.iter().find(|session| session.exited_unread())?;
+    served.then(|| refused.user().unwrap_or_default().to_string())
+}
+
+/// After a fault: when `refused` names a user whose process exited before reading anything
+/// while another user's was served, the backend refused that id at start (not checked, INFO);
+/// anything else stays the fault. The sessions are ended either way.
 fn refused_or(
     fault: Fault,
     refused: Option<String>,

@@ -5,6 +5,7 @@
 //! read back at once (so that a wrong create is its own root cause), and the effects, leaks and
 //! tampering are graded. What the judge keeps between calls is the case's [`CaseLedger`].
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -18,7 +19,7 @@ use crate::judge::confinement::{self, tampering};
 use crate::judge::effects::{self, Before};
 use crate::judge::grade::Choice;
 use crate::judge::witness::{self, Seen};
-use crate::judge::{Check, Finding};
+use crate::judge::{Cause, Check, Finding};
 use crate::protocol::ToolResult;
 use crate::spec::{Graded, Level, known};
 use crate::suite::case::{Effect, EffectKind};
@@ -39,6 +40,9 @@ pub struct CaseLedger<'c> {
     /// In a restart case, whether the restarted backend's first answer was a listing with no
     /// entry below `/memories` (an empty store).
     restarted_empty: bool,
+    /// In a case of many users on a folder, where each user's memories lie below `memories/`
+    /// (`""` for the folder itself), learned from the user's first create.
+    roots: BTreeMap<String, String>,
 }
 
 /// One thing a check case's runner observed, in the order it happened.
@@ -62,6 +66,8 @@ pub enum CaseCall<'a> {
         answer: &'a ToolResult,
         /// What the answer showed of confinement.
         breaches: Vec<Breach>,
+        /// In a case of many users on a folder, what the call changed below `memories/`.
+        changed: Option<Vec<String>>,
     },
     /// A file setup call `index` made, read back.
     SetupFile {
@@ -86,6 +92,8 @@ pub enum CaseCall<'a> {
         breaches: Vec<Breach>,
         /// The sandbox's base folder, for `{{base}}` in what the answer must not contain.
         base: &'a Path,
+        /// In a case of many users on a folder, what the call changed below `memories/`.
+        changed: Option<Vec<String>>,
     },
     /// The file step `index` created, read back as [`Next::ReadBack`] asked.
     Created {
@@ -142,6 +150,7 @@ impl<'c> CaseLedger<'c> {
             choices: Vec::new(),
             held: Vec::new(),
             restarted_empty: false,
+            roots: BTreeMap::new(),
         }
     }
 
@@ -222,7 +231,14 @@ impl<'c> CaseLedger<'c> {
                 input,
                 answer,
                 breaches,
-            } => self.setup(index, input, answer, breaches)?,
+                changed,
+            } => {
+                let user = self.loaded.case.setup.get(index).and_then(|c| c.user());
+                let crossed = self.disk(user, None, input, answer, changed.as_deref());
+                let mut judgement = self.setup(index, input, answer, breaches)?;
+                judgement.findings.extend(crossed);
+                judgement
+            }
             CaseCall::SetupFile {
                 index,
                 path,
@@ -235,7 +251,15 @@ impl<'c> CaseLedger<'c> {
                 answer,
                 breaches,
                 base,
-            } => self.step(index, input, answer, breaches, base)?,
+                changed,
+            } => {
+                let user = self.loaded.case.steps.get(index);
+                let user = user.and_then(|s| s.user.as_deref());
+                let crossed = self.disk(user, Some(index), input, answer, changed.as_deref());
+                let mut judgement = self.step(index, input, answer, breaches, base)?;
+                judgement.findings.extend(crossed);
+                judgement
+            }
             CaseCall::Created {
                 index,
                 path,
@@ -248,7 +272,7 @@ impl<'c> CaseLedger<'c> {
                 &known::USERS_ISOLATED,
                 None,
                 format!(
-                    "the backend refused user id {} at start (it could not be started as that user, or exited before reading a request), a fine answer for an id it does not serve",
+                    "the backend refused user id {} at start (its process exited before reading a request), a fine answer for an id it does not serve",
                     shown_user(user)
                 ),
                 "a process serving the user, or one refusing the id",
@@ -537,6 +561,81 @@ impl<'c> CaseLedger<'c> {
         findings
     }
 
+    /// The users lane's disk witness, on a folder: learns where `user`'s memories lie from its
+    /// first successful `create` (the file that appeared, less the memory path), and finds a
+    /// call of `user` that changed anything inside another user's folder. `changed` is `None`
+    /// unless the runner looked at the disk after this call alone.
+    fn disk(
+        &mut self,
+        user: Option<&str>,
+        step: Option<usize>,
+        input: &Value,
+        answer: &ToolResult,
+        changed: Option<&[String]>,
+    ) -> Vec<Finding> {
+        let Some(changed) = changed.filter(|_| self.of_users()) else {
+            return Vec::new();
+        };
+        let user = self.user_of(user).to_string();
+        let field = |name: &str| input.get(name).and_then(Value::as_str);
+        let created = (field("command") == Some("create") && !answer.is_error)
+            .then(|| field("path")?.strip_prefix("/memories/"))
+            .flatten();
+        if let Some(relative) = created.filter(|_| !self.roots.contains_key(&user)) {
+            let others: Vec<&String> = (self.roots.iter())
+                .filter(|(other, root)| **other != user && !root.is_empty())
+                .map(|(_, root)| root)
+                .collect();
+            let root = changed
+                .iter()
+                .filter_map(|path| match path.strip_suffix(relative) {
+                    Some("") => Some(String::new()),
+                    Some(root) => root.strip_suffix('/').map(str::to_string),
+                    None => None,
+                })
+                .find(|root| !others.iter().any(|theirs| within(root, theirs)));
+            if let Some(root) = root {
+                self.roots.insert(user.clone(), root);
+            }
+        }
+        let mine = self.roots.get(&user);
+        let mut findings = Vec::new();
+        for (other, theirs) in &self.roots {
+            // A user whose memories are the whole folder is told by the views: everything is
+            // inside it.
+            if *other == user || theirs.is_empty() {
+                continue;
+            }
+            let touched: Vec<&String> = (changed.iter())
+                .filter(|path| within(path, theirs) && !mine.is_some_and(|m| within(path, m)))
+                .collect();
+            let Some(first) = touched.first() else {
+                continue;
+            };
+            let graded = &self.loaded.always.users;
+            findings.push(
+                Finding::new(
+                    Check::Outside,
+                    graded.level,
+                    graded.rule.clone(),
+                    format!(
+                        "the call changed memories/{first} on disk, inside the folder of user {} (memories/{theirs}, where its first create landed)",
+                        shown_user(other)
+                    ),
+                )
+                .at(step)
+                .actually(
+                    touched
+                        .iter()
+                        .map(|path| format!("memories/{path}"))
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                ),
+            );
+        }
+        self.as_user(findings, Some(&user))
+    }
+
     /// The user a call or effect naming `user` is made as: that one, or the case's first.
     fn user_of<'u>(&'u self, user: Option<&'u str>) -> &'u str {
         user.or_else(|| self.loaded.case.users.first().map(String::as_str))
@@ -632,8 +731,37 @@ impl<'c> CaseLedger<'c> {
         // is marked as following it.
         let inputs: Vec<&Value> = self.loaded.case.steps.iter().map(|s| &s.input).collect();
         cascade::mark_follows(&mut judgement.findings, &inputs);
+        if self.of_users() {
+            follow_crossing(&mut judgement.findings);
+        }
         judgement
     }
+}
+
+/// In a case of many users where one user reached another's memories, every other fault of
+/// the case (a wrong flag, a file with the other user's bytes) follows from that crossing: one
+/// root cause, the crossing, whatever order the facts were seen in.
+fn follow_crossing(findings: &mut [Finding]) {
+    let crossing = |f: &Finding| f.rule == known::USERS_ISOLATED && f.level != Level::Info;
+    let Some(cause) = findings.iter().find(|f| crossing(f)).map(|f| Cause {
+        rule: f.rule.clone(),
+        step: f.step,
+    }) else {
+        return;
+    };
+    for finding in findings.iter_mut() {
+        if !crossing(finding) && finding.level != Level::Info && finding.follows.is_none() {
+            finding.follows = Some(cause.clone());
+        }
+    }
+}
+
+/// Whether `path` (relative to `memories/`) is `root` or below it; everything is below `""`.
+fn within(path: &str, root: &str) -> bool {
+    root.is_empty()
+        || path
+            .strip_prefix(root)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// A user id as a report shows it: quoted, control characters escaped.

@@ -151,6 +151,8 @@ fn confinement_rules(spec: Option<&Spec>) -> Always {
     Always {
         confinement: graded(known::CONFINEMENT),
         host_paths: graded(known::NO_HOST_PATHS),
+        users: graded(known::USERS_ISOLATED),
+        flag: graded(known::IS_ERROR_FLAG),
     }
 }
 

@@ -210,9 +210,10 @@ fn a_listing_in_another_order_passes_strict() {
     assert!(above_info(&run).is_empty(), "{}", run.describe());
     assert_eq!(run.code, 0, "{}", run.describe());
     let results = run.results();
+    // The users cases are skipped: a backend of one store takes no user.
     let differ: Vec<&str> = results
         .iter()
-        .filter(|r| r["outcome"] != "pass")
+        .filter(|r| r["outcome"] != "pass" && r["area"] != "users")
         .filter_map(|r| r["id"].as_str())
         .collect();
     assert_eq!(differ, ["view-dir.listing-order"], "{}", run.describe());

@@ -125,10 +125,11 @@ fn each_naive_mapping_crosses_where_its_design_does() {
                 "{backend}: {id} {failed:?}"
             );
         }
-        // Every failure is the crossing, graded SECURITY under users.isolated.
+        // Every failure is the crossing, graded SECURITY under users.isolated; what else
+        // differs in its case follows from it (one root cause).
         for result in run.results().iter().filter(|r| r["outcome"] == "fail") {
             for finding in result["findings"].as_array().into_iter().flatten() {
-                if finding["level"] == "MUST" {
+                if finding["level"] == "MUST" && finding["follows"].is_null() {
                     assert_eq!(finding["rule"], "users.isolated", "{backend}: {finding}");
                 }
             }
@@ -146,8 +147,27 @@ fn only_calls_made_at_once_show_a_write_staged_by_path() {
     assert_eq!(run.result("users.interleaved")["outcome"], "pass");
     let together = run.result("users.together");
     for finding in together["findings"].as_array().into_iter().flatten() {
-        assert_eq!(finding["rule"], "users.isolated", "{finding}");
+        if finding["follows"].is_null() {
+            assert_eq!(finding["rule"], "users.isolated", "{finding}");
+        }
     }
+}
+
+#[test]
+fn errors_in_words_without_the_flag_are_no_crossing() {
+    // Every user's memories their own, every error sent with `is_error: false` (as attune-ai's
+    // memory tool does): the flag's rule, never `users.isolated`.
+    let run = users(&script("unflagged.py"));
+    assert_eq!(run.code, 1, "{}", run.describe());
+    let rules: std::collections::BTreeSet<String> = run
+        .results()
+        .iter()
+        .flat_map(|r| r["findings"].as_array().cloned().unwrap_or_default())
+        .filter(|f| f["level"] == "MUST")
+        .filter_map(|f| f["rule"].as_str().map(str::to_string))
+        .collect();
+    assert!(rules.contains("errors.is-error-flag"), "{rules:?}");
+    assert!(!rules.contains("users.isolated"), "{}", run.describe());
 }
 
 #[test]
@@ -210,6 +230,17 @@ fn a_path_joined_from_the_id_names_the_neighbour_or_the_whole_store() {
     ] {
         assert!(failed.contains(&id.to_string()), "{id} {failed:?}");
     }
+    // On disk, bob's first create lands in the folder `eve/../bob` made its own: the disk
+    // witness names it at the setup, before any view shows it.
+    let slash = run.result("users.slash-ids");
+    assert!(
+        slash["findings"].as_array().into_iter().flatten().any(|f| {
+            f["message"].as_str().is_some_and(|m| {
+                m.starts_with(r#"as user "bob", beside user "eve/../bob": the call changed memories/bob/mine.md on disk, inside the folder of user "eve/../bob""#)
+            })
+        }),
+        "{slash}"
+    );
     // The folder above the store is outside /memories: the confinement watch sees it.
     let above = run.result("users.dotdot-id");
     assert!(
