@@ -73,6 +73,7 @@ fn main() {
         timeout: Duration::from_secs(10),
         check: false,
         revision: memspec::spec::Revision::Ga2026,
+        user: None,
     };
     let replayed_at = Instant::now();
     let replayed = replay::replay(transcript, &options, spec.as_ref(), &memspec::events::Quiet)
@@ -260,6 +261,7 @@ fn long_child(path: &str) {
         timeout: Duration::from_secs(60),
         check: false,
         revision: memspec::spec::Revision::Ga2026,
+        user: None,
     };
     let started = Instant::now();
     let replayed = replay::replay(transcript, &options, spec.as_ref(), &memspec::events::Quiet)

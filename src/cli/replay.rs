@@ -90,6 +90,10 @@ pub(crate) struct ReplayArgs {
     /// Read the transcript as this format instead of detecting it.
     #[arg(long, value_enum)]
     pub(crate) transcript_format: Option<memspec::transcript::Format>,
+    /// Replay the calls made for this user (a request's `metadata.user_id`), on a backend of
+    /// many users started as that user (`{user}`); needed when the transcript names several.
+    #[arg(long)]
+    pub(crate) user: Option<String>,
     /// Snapshot regression: exit 1 on any change from the recorded results (implies --report).
     #[arg(long)]
     pub(crate) check: bool,
@@ -128,6 +132,9 @@ fn rerun(args: &ReplayArgs, target: &Target) -> String {
     if let Some(revision) = args.revision {
         words.extend(["--revision".to_string(), revision.to_string()]);
     }
+    if let Some(user) = &args.user {
+        words.extend(["--user".to_string(), user.clone()]);
+    }
     if !args.check
         && let Some(fail_on) = args.fail_on.to_possible_value()
         && !matches!(args.fail_on, FailOnArg::Backend)
@@ -163,6 +170,49 @@ pub(crate) struct RecordArgs {
     pub(crate) revision: Option<memspec::spec::Revision>,
 }
 
+/// The user whose calls are replayed: `--user`, or the one user the transcript names; the
+/// transcript then holds that user's calls only. A transcript naming several users needs
+/// `--user`, which must be one of them.
+fn pick_user(
+    transcript: &mut memspec::transcript::Transcript,
+    given: Option<&str>,
+    file: &std::path::Path,
+) -> Result<Option<String>, String> {
+    let named: Vec<String> = transcript.users().into_iter().map(str::to_string).collect();
+    let shown = |users: &[String]| {
+        users
+            .iter()
+            .map(|user| format!("\"{}\"", user.escape_debug()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let user = match (given, named.as_slice()) {
+        (None, []) => return Ok(None),
+        (None, [one]) => one.clone(),
+        (None, several) => {
+            return Err(format!(
+                "{} holds the calls of {} users ({}): pick one with --user",
+                file.display(),
+                several.len(),
+                shown(several)
+            ));
+        }
+        (Some(given), named) if named.is_empty() || named.iter().any(|n| n == given) => {
+            given.to_string()
+        }
+        (Some(given), named) => {
+            return Err(format!(
+                "{} names no user \"{}\" (it names {})",
+                file.display(),
+                given.escape_debug(),
+                shown(named)
+            ));
+        }
+    };
+    transcript.keep_user(&user);
+    Ok(Some(user))
+}
+
 pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
     use memspec::replay::{self, Conclusion, ReplayOptions};
     use memspec::report::replay as report;
@@ -179,9 +229,13 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
         return code;
     }
     let format = args.transcript_format;
-    let transcript = match memspec::transcript::read(&args.transcript, format) {
+    let mut transcript = match memspec::transcript::read(&args.transcript, format) {
         Ok(transcript) => transcript,
         Err(e) => return fail(EXIT_USAGE, &e),
+    };
+    let user = match pick_user(&mut transcript, args.user.as_deref(), &args.transcript) {
+        Ok(user) => user,
+        Err(message) => return fail(EXIT_USAGE, &message),
     };
     // A golden file is judged by the revision it was recorded under, unless told otherwise;
     // told another one, `--check` would report every difference between the revisions.
@@ -213,6 +267,7 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
         timeout: target.timeouts.call,
         check: args.check,
         revision,
+        user,
     };
     let progress = Progress::stderr();
     let replayed = replay::replay(transcript, &options, spec.as_ref(), &progress);

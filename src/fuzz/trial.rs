@@ -53,6 +53,7 @@ pub fn transcript(actions: &[Action], source: &str) -> Transcript {
             input,
             recorded: None,
             line: Some(i + 1),
+            user: None,
         })
         .collect();
     Transcript {
@@ -91,6 +92,7 @@ pub fn run(
         timeout,
         check: false,
         revision: spec.revision(),
+        user: None,
     };
     let reused = match kept.take() {
         Some(mut session) => {
@@ -106,7 +108,7 @@ pub fn run(
     let mut session = match reused {
         Some(session) => session,
         None => {
-            scratch::clean_session(backend, None, replay::timeouts(&options))
+            scratch::clean_session(backend, None, replay::timeouts(&options), None)
                 .map_err(|e| FuzzError::Harness(e.to_string()))?
                 .0
         }

@@ -41,6 +41,9 @@ pub struct ReplayOptions {
     pub check: bool,
     /// The revision of the page the reference follows and the steps are judged by.
     pub revision: Revision,
+    /// The user a backend of many users is started as (the transcript's, or `--user`); the
+    /// transcript holds that user's calls only.
+    pub user: Option<String>,
 }
 
 /// Both memory folders after a step.

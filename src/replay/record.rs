@@ -48,7 +48,7 @@ pub fn record(
     };
     let seed = scratch::Named::load(seed)?;
     // The golden file keeps the seed itself: a replay of it plants it again.
-    let (mut running, _planted) = scratch::clean_session(backend, seed.as_ref(), timeouts)?;
+    let (mut running, _planted) = scratch::clean_session(backend, seed.as_ref(), timeouts, None)?;
     let mut steps = Vec::new();
     for (i, call) in transcript.memory_calls().enumerate() {
         match running.call(&call.input) {

@@ -115,6 +115,13 @@ fn calls(pairs: &mut [Pair<'_>], ctx: &Context<'_>) -> Result<Vec<ToolCall>, Tra
         }
     }
     let mut calls = pairing.finish();
+    // Each call is its pair's request's user's (the request that was answered with it).
+    for (call, &pair) in calls.iter_mut().zip(&origin) {
+        call.user = pairs[pair]
+            .value
+            .get("request")
+            .and_then(super::request_user);
+    }
     let by_id: HashMap<String, usize> = calls
         .iter()
         .enumerate()

@@ -23,6 +23,7 @@ pub(crate) fn read(text: &str, ctx: &Context<'_>) -> Result<Vec<ToolCall>, Trans
             input,
             recorded: None,
             line: Some(n),
+            user: None,
         });
     }
     Ok(calls)

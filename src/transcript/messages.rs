@@ -123,6 +123,7 @@ impl Pairing {
             input,
             recorded: None,
             line: Some(line),
+            user: None,
         });
         Ok(())
     }

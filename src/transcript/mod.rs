@@ -113,6 +113,11 @@ pub struct ToolCall {
     pub recorded: Option<ToolResult>,
     /// 1-based line of the source where the call appears, when known.
     pub line: Option<usize>,
+    /// The user the conversation was held for, when the transcript names one (a request's
+    /// `metadata.user_id`): in an application serving many users, whose memories the call
+    /// reached.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
 }
 
 impl ToolCall {
@@ -155,7 +160,35 @@ impl Transcript {
     pub fn memory_calls(&self) -> impl Iterator<Item = &ToolCall> {
         self.calls.iter().filter(|c| c.is_memory())
     }
+
+    /// The users its memory calls name, each once, in the order they first appear.
+    pub fn users(&self) -> Vec<&str> {
+        let mut users: Vec<&str> = Vec::new();
+        for user in self.memory_calls().filter_map(|c| c.user.as_deref()) {
+            if !users.contains(&user) {
+                users.push(user);
+            }
+        }
+        users
+    }
+
+    /// Keeps the calls made for `user` and those that name no user (a transcript of one
+    /// conversation names none); the others are another user's, with a store of their own.
+    pub fn keep_user(&mut self, user: &str) {
+        self.calls
+            .retain(|call| call.user.as_deref().is_none_or(|named| named == user));
+    }
 }
+
+/// `metadata.user_id` of a Messages API request: the end user the application made it for.
+pub(crate) fn request_user(request: &Value) -> Option<String> {
+    let user = request.get("metadata")?.get("user_id")?.as_str()?;
+    // An id is a name, not a document: a longer one is not taken for one.
+    (user.len() <= MAX_USER_ID).then(|| user.to_string())
+}
+
+/// The longest `metadata.user_id` taken as a user's id, in bytes (the API allows 256).
+const MAX_USER_ID: usize = 256;
 
 /// Reads a transcript file, detecting its format unless `format` forces one.
 pub fn read(path: &Path, format: Option<Format>) -> Result<Transcript, TranscriptError> {

@@ -19,6 +19,7 @@ pub(crate) fn read_request(
     ctx: &Context<'_>,
 ) -> Result<Vec<ToolCall>, TranscriptError> {
     let mut value = ctx.document(text, document, REQUEST)?;
+    let user = super::request_user(&value);
     let positions = Positions::index(text, 4);
     let messages = match value.get_mut("messages") {
         Some(Value::Array(messages)) => messages,
@@ -37,7 +38,11 @@ pub(crate) fn read_request(
             ));
         }
     };
-    calls(messages, "/messages", "messages", &positions, ctx)
+    let mut calls = calls(messages, "/messages", "messages", &positions, ctx)?;
+    for call in &mut calls {
+        call.user.clone_from(&user);
+    }
+    Ok(calls)
 }
 
 /// Reads a bare messages array (`document`: `text` already parsed, if it was).

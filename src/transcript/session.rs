@@ -157,6 +157,7 @@ pub(crate) fn read(
             input: step.input,
             recorded: step.result,
             line: Some(n),
+            user: None,
         });
     }
     Ok((header, calls))

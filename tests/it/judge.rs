@@ -233,6 +233,7 @@ fn by_replay(loaded: &Loaded, row: &Row) -> Grade {
         timeout: Duration::from_secs(10),
         check: false,
         revision: loaded.spec.revision(),
+        user: None,
     };
     let replayed = memspec::replay::replay(
         transcript,

@@ -36,8 +36,12 @@ pub fn replay(
     // The backend under test, started clean, and again after it breaks (on the same folder,
     // so a filesystem backend keeps its state), until it has broken too often in a row.
     let seed = scratch::Named::load(options.seed.as_deref())?;
-    let (mut backend, notes) =
-        scratch::clean_session(&options.backend, seed.as_ref(), timeouts(options))?;
+    let (mut backend, notes) = scratch::clean_session(
+        &options.backend,
+        seed.as_ref(),
+        timeouts(options),
+        options.user.as_deref(),
+    )?;
     let replayed = replay_in(transcript, options, spec, events, &mut backend);
     backend.discard();
     replayed.map(|replayed| Replay {
@@ -67,7 +71,8 @@ pub fn replay_in(
     let started = Instant::now();
     let reference_box = scratch::seeded(options.seed.as_deref())?;
     let reference = Reference::open_as(reference_box.memories(), options.revision)?;
-    let on_folder = options.backend.runs_on_folder();
+    // A user's memories are wherever the backend's mapping puts them: read through its tool.
+    let on_folder = options.backend.runs_on_folder() && options.user.is_none();
     backend.begin_case();
     backend.watch_outside();
     let trusted = matches!(options.backend, BackendSpec::Reference(_));

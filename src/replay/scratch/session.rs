@@ -15,13 +15,33 @@ use crate::exec::{Fault, Reset, Session};
 /// On a backend that keeps its memories elsewhere (`--not-on-folder`), the seed's files are
 /// planted through the tool, one `create` each; the notes returned say what was planted so and
 /// what could not be (an empty folder, a link, bytes that are not text, a refused create).
+///
+/// `user` names the user of a backend of many users it serves (see
+/// [`BackendSpec::takes_user`]); a backend of one store ignores it.
 pub fn clean_session(
     backend: &BackendSpec,
     seed: Option<&Named>,
     timeouts: Timeouts,
+    user: Option<&str>,
 ) -> Result<(Session, Vec<String>), StartError> {
     let sandbox = planted(None, "")?;
     let mut session = Session::on(sandbox, backend, timeouts);
+    let user = user.filter(|_| backend.takes_user());
+    if let Some(user) = user {
+        // One user of a store of many: the backend forgets that user's memories, and the
+        // sandbox (new, and holding that user's folder) is left as it is.
+        session = session.as_user(user);
+        if let Err(Fault::Harness(message)) = session.start_forgetting() {
+            session.discard();
+            return Err(StartError::Harness(message));
+        }
+        // Where that user's memories lie is the backend's choice: a seed is told by calls.
+        let notes = match seed {
+            Some(Named { seed, .. }) => seed.plant_through_tool(&mut session),
+            None => Vec::new(),
+        };
+        return Ok((session, notes));
+    }
     match session.start_clean() {
         Ok(Reset::Tampered(found)) => {
             session.discard();

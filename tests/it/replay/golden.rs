@@ -182,6 +182,7 @@ fn review_accepts_changes_into_the_golden_file() {
         timeout: std::time::Duration::from_secs(10),
         check: false,
         revision: memspec::spec::Revision::Ga2026,
+        user: None,
     };
     let open = || {
         let transcript = transcript::read(&golden, None).unwrap_or_else(|e| panic!("{e}"));
@@ -255,6 +256,7 @@ fn rejecting_keeps_the_golden_file_untouched() {
         timeout: std::time::Duration::from_secs(10),
         check: false,
         revision: memspec::spec::Revision::Ga2026,
+        user: None,
     };
     let replayed = replay::replay(transcript, &options, Some(&spec()), &memspec::events::Quiet)
         .unwrap_or_else(|e| panic!("{e}"));

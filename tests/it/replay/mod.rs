@@ -13,6 +13,7 @@ mod seeds;
 mod signals;
 mod smoke;
 mod tui;
+mod users;
 mod verdicts;
 
 use std::path::{Path, PathBuf};
@@ -68,6 +69,7 @@ pub fn replay_with(name: &str, backend: BackendSpec, check: bool) -> Replay {
         timeout: Duration::from_secs(10),
         check,
         revision: memspec::spec::Revision::Ga2026,
+        user: None,
     };
     replay::replay(read(name), &options, Some(&spec()), &memspec::events::Quiet)
         .unwrap_or_else(|e| panic!("{e}"))

@@ -288,6 +288,7 @@ fn long_view(lines: usize, filler: &str, changed: &[usize]) -> Replay {
         timeout: std::time::Duration::from_secs(10),
         check: false,
         revision: memspec::spec::Revision::Ga2026,
+        user: None,
     };
     let mut replayed =
         memspec::replay::replay(transcript, &options, Some(&spec()), &memspec::events::Quiet)

@@ -139,6 +139,7 @@ fn replay_file(
         timeout: std::time::Duration::from_secs(10),
         check: false,
         revision: memspec::spec::Revision::Ga2026,
+        user: None,
     };
     let transcript = transcript::read(file.path(), None).unwrap_or_else(|e| panic!("{e}"));
     replay::replay(transcript, &options, Some(&spec()), &memspec::events::Quiet)
