@@ -57,7 +57,8 @@ fn as_user<'s>(sessions: &'s mut [Session], user: Option<&str>) -> Result<&'s mu
 
 /// Makes the case's calls and reads back what the judge asks for, telling the judge each thing
 /// it saw; stops where the judge says the rest cannot be checked. `sessions` holds one session,
-/// or one per user of a case of many users (each call is made as its user).
+/// or one per user of a case of many users (each call is made as its user; with `together`,
+/// the users' steps at once).
 pub(super) fn run_calls(
     loaded: &LoadedCase,
     ledger: &mut CaseLedger<'_>,
@@ -72,10 +73,12 @@ pub(super) fn run_calls(
     ) {
         return Ok(());
     }
-    if matches!(
-        run_steps(loaded, ledger, sessions, on_folder, budget, result)?,
-        Next::Stop
-    ) {
+    let steps = if loaded.case.together {
+        run_steps_together(loaded, ledger, sessions, budget, result)?
+    } else {
+        run_steps(loaded, ledger, sessions, on_folder, budget, result)?
+    };
+    if matches!(steps, Next::Stop) {
         return Ok(());
     }
     read_effects(ledger, sessions, result)
@@ -83,7 +86,7 @@ pub(super) fn run_calls(
 
 /// The setup calls, and the files they made read back; [`Next::Stop`] when the rest of the case
 /// cannot be checked.
-pub(super) fn run_setup(
+fn run_setup(
     loaded: &LoadedCase,
     ledger: &mut CaseLedger<'_>,
     sessions: &mut [Session],
@@ -185,7 +188,7 @@ fn run_steps(
 /// The steps of a case of many users made `together`: each user's in order, the users' at once
 /// (after a barrier), then told to the judge in the case's order. Users kept apart answer the
 /// same however their calls interleave. [`Next::Stop`] when the rest cannot be checked.
-pub(super) fn run_steps_together(
+fn run_steps_together(
     loaded: &LoadedCase,
     ledger: &mut CaseLedger<'_>,
     sessions: &mut [Session],
@@ -273,7 +276,7 @@ pub(super) fn run_steps_together(
 }
 
 /// The effects, read back as the judge asks, and told to it.
-pub(super) fn read_effects(
+fn read_effects(
     ledger: &mut CaseLedger<'_>,
     sessions: &mut [Session],
     result: &mut CaseResult,

@@ -2,20 +2,20 @@
 //! call made as its user, the effects read through each user's own `view`, and the store's
 //! surroundings watched for anything a user's process changed outside it.
 //!
-//! A user id the backend refuses at start (its process exits before reading anything, while the
-//! case's first user is served) is a fine answer: the case is then not checked, and says so.
+//! A user id the backend refuses at start (its process exits before reading anything, while
+//! another user's is served) is a fine answer: the case is then not checked, and says so.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use super::RunOptions;
-use super::calls::{Budget, observe, read_effects, run_calls, run_setup, run_steps_together};
+use super::calls::{Budget, observe, run_calls};
 use super::case::timeouts;
 use crate::backend::BackendSpec;
 use crate::exec::disk_look::DiskLook;
 use crate::exec::{Fault, Session};
 use crate::judge::grade::CaseResult;
-use crate::judge::{CaseCall, CaseLedger, Next};
+use crate::judge::{CaseCall, CaseLedger};
 use crate::suite::load::LoadedCase;
 
 /// Runs a case of many users on fresh sessions (never reused: each case's store is new); `Err`
@@ -67,12 +67,7 @@ pub(super) fn execute(
         limit: options.case_budget,
         started: Instant::now(),
     };
-    let ran = if loaded.case.together {
-        together(loaded, ledger, &mut sessions, &budget, result)
-    } else {
-        run_calls(loaded, ledger, &mut sessions, false, &budget, result)
-    };
-    if let Err(fault) = ran {
+    if let Err(fault) = run_calls(loaded, ledger, &mut sessions, false, &budget, result) {
         let refused = refused_user(&sessions);
         return refused_or(fault, refused, sessions, ledger, result);
     }
@@ -86,29 +81,6 @@ pub(super) fn execute(
     };
     observe(ledger, seen, result)?;
     Ok(())
-}
-
-/// The case's setup, its steps made at once by every user, then its effects.
-fn together(
-    loaded: &LoadedCase,
-    ledger: &mut CaseLedger<'_>,
-    sessions: &mut [Session],
-    budget: &Budget,
-    result: &mut CaseResult,
-) -> Result<(), Fault> {
-    if matches!(
-        run_setup(loaded, ledger, sessions, false, budget, result)?,
-        Next::Stop
-    ) {
-        return Ok(());
-    }
-    if matches!(
-        run_steps_together(loaded, ledger, sessions, budget, result)?,
-        Next::Stop
-    ) {
-        return Ok(());
-    }
-    read_effects(ledger, sessions, result)
 }
 
 /// The user whose process exited before reading anything while another user's was served:
