@@ -178,11 +178,12 @@ fn pick_user(
     given: Option<&str>,
     file: &std::path::Path,
 ) -> Result<Option<String>, String> {
+    use memspec::judge::shown_user;
     let named: Vec<String> = transcript.users().into_iter().map(str::to_string).collect();
     let shown = |users: &[String]| {
         users
             .iter()
-            .map(|user| format!("\"{}\"", user.escape_debug()))
+            .map(|user| shown_user(user))
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -202,9 +203,9 @@ fn pick_user(
         }
         (Some(given), named) => {
             return Err(format!(
-                "{} names no user \"{}\" (it names {})",
+                "{} names no user {} (it names {})",
                 file.display(),
-                given.escape_debug(),
+                shown_user(given),
                 shown(named)
             ));
         }

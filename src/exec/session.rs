@@ -314,8 +314,7 @@ impl Session {
         if limit.is_none() {
             return Ok(());
         }
-        let started = self.running()?.warm_up();
-        started.map_err(|e| self.broke(&e))
+        self.warm_up()
     }
 
     /// A backend that broke: counted, stopped (its stderr goes in the fault), and started

@@ -7,7 +7,6 @@ use super::witness;
 use super::{Check, Finding};
 use crate::exec::Fault;
 use crate::protocol::ToolResult;
-use crate::spec::known;
 use crate::suite::case::{Step, TextExpectation};
 use crate::suite::load::LoadedCase;
 use crate::suite::matcher;
@@ -40,19 +39,11 @@ pub fn check_step(
             (true, false) => "accepted a call the spec refuses",
             (false, _) => "refused a call the spec accepts",
         };
-        // A refusal in words reached nothing of another user's: where the flag is all that is
-        // missing, the flag's rule is broken, not the users' isolation (what the answer shows is
-        // judged by `must_not_contain`, what the store holds by the effects).
-        let graded = if expected && words_refuse && rules.is_error.rule == known::USERS_ISOLATED {
-            &loaded.always.flag
-        } else {
-            &rules.is_error
-        };
         findings.push(
             Finding::new(
                 Check::IsError,
-                graded.level,
-                graded.rule.clone(),
+                rules.is_error.level,
+                rules.is_error.rule.clone(),
                 format!(
                     "{what}: is_error should be {expected}, the backend said {}",
                     answer.is_error

@@ -399,7 +399,7 @@ fn case_block(
             let user = call
                 .user
                 .as_ref()
-                .map(|user| format!(" as user \"{}\"", user.escape_debug()))
+                .map(|user| format!(" as user {}", crate::judge::shown_user(user)))
                 .unwrap_or_default();
             let _ = writeln!(
                 out,

@@ -11,8 +11,6 @@ pub struct Always {
     pub host_paths: Graded,
     /// In a store of many users, nothing crosses from one user's memories to another's.
     pub users: Graded,
-    /// An error is flagged `is_error`.
-    pub flag: Graded,
 }
 
 /// A rule with the level it grades at, taken from `spec/`.
@@ -41,7 +39,6 @@ impl Always {
             confinement: Graded::of(known::CONFINEMENT, spec),
             host_paths: Graded::of(known::NO_HOST_PATHS, spec),
             users: Graded::of(known::USERS_ISOLATED, spec),
-            flag: Graded::of(known::IS_ERROR_FLAG, spec),
         }
     }
 }

@@ -289,10 +289,6 @@ fn confinement_rules() -> memspec::spec::Always {
             rule: known::USERS_ISOLATED,
             level: Level::Must,
         },
-        flag: Graded {
-            rule: known::IS_ERROR_FLAG,
-            level: Level::Must,
-        },
     }
 }
 

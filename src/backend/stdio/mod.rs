@@ -70,22 +70,22 @@ impl std::fmt::Debug for Stdio {
     }
 }
 
-/// Quotes a path for `sh`.
-fn shell_quote(path: &Path) -> String {
-    format!("'{}'", path.to_string_lossy().replace('\'', r"'\''"))
+/// Quotes a word for `sh`.
+fn shell_quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
 }
 
 /// Replaces `{memories}` and `{base}` in a command line with shell-quoted paths.
 pub fn substitute(template: &str, base: &Path, memories: &Path) -> String {
     template
-        .replace("{memories}", &shell_quote(memories))
-        .replace("{base}", &shell_quote(base))
+        .replace("{memories}", &shell_quote(&memories.to_string_lossy()))
+        .replace("{base}", &shell_quote(&base.to_string_lossy()))
 }
 
 /// [`substitute`], and `{user}` replaced by the shell-quoted user id.
 fn substitute_user(template: &str, base: &Path, memories: &Path, user: &str) -> String {
     let line = substitute(template, base, memories);
-    line.replace(super::USER_PLACEHOLDER, &shell_quote(Path::new(user)))
+    line.replace(super::USER_PLACEHOLDER, &shell_quote(user))
 }
 
 impl Stdio {

@@ -624,13 +624,7 @@ impl<'c> CaseLedger<'c> {
                     ),
                 )
                 .at(step)
-                .actually(
-                    touched
-                        .iter()
-                        .map(|path| format!("memories/{path}"))
-                        .collect::<Vec<_>>()
-                        .join("\n"),
-                ),
+                .actually(touched_list(&touched)),
             );
         }
         self.as_user(findings, Some(&user))
@@ -756,6 +750,21 @@ fn follow_crossing(findings: &mut [Finding]) {
     }
 }
 
+/// The paths a call changed in another user's folder, one a line: at most [`TOUCHED_SHOWN`],
+/// however many the backend wrote.
+fn touched_list(touched: &[&String]) -> String {
+    let mut lines: Vec<String> = (touched.iter().take(TOUCHED_SHOWN))
+        .map(|path| format!("memories/{path}"))
+        .collect();
+    if touched.len() > TOUCHED_SHOWN {
+        lines.push(format!("and {} more", touched.len() - TOUCHED_SHOWN));
+    }
+    lines.join("\n")
+}
+
+/// Paths of another user's folder a disk finding lists.
+const TOUCHED_SHOWN: usize = 20;
+
 /// Whether `path` (relative to `memories/`) is `root` or below it; everything is below `""`.
 fn within(path: &str, root: &str) -> bool {
     root.is_empty()
@@ -765,7 +774,7 @@ fn within(path: &str, root: &str) -> bool {
 }
 
 /// A user id as a report shows it: quoted, control characters escaped.
-fn shown_user(user: &str) -> String {
+pub fn shown_user(user: &str) -> String {
     format!("\"{}\"", user.escape_debug())
 }
 

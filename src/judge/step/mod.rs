@@ -15,7 +15,7 @@ mod drift;
 mod race;
 mod replayed;
 
-pub use case::{CaseCall, CaseLedger};
+pub use case::{CaseCall, CaseLedger, shown_user};
 pub use crash::{Crash, Files, KillPoint, ReadAs};
 pub use race::Race;
 pub use replayed::{ReplayLedger, Replayed, Witness, folder_divergence};

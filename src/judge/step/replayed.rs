@@ -152,7 +152,6 @@ fn confinement_rules(spec: Option<&Spec>) -> Always {
         confinement: graded(known::CONFINEMENT),
         host_paths: graded(known::NO_HOST_PATHS),
         users: graded(known::USERS_ISOLATED),
-        flag: graded(known::IS_ERROR_FLAG),
     }
 }
 

@@ -41,27 +41,20 @@ fn root_causes(stdout: &str) -> Vec<String> {
 #[test]
 fn the_reference_keeps_every_user_apart_in_process_and_served() {
     let served = format!("{} serve {{memories}} --user {{user}}", bin());
-    for args in [
-        vec![
+    for backend in [None, Some(served.as_str())] {
+        let mut command = memspec();
+        command.args([
             "check",
             "--no-recheck",
             "--area",
             "users",
             "--format",
             "json",
-        ],
-        vec![
-            "check",
-            "--no-recheck",
-            "--area",
-            "users",
-            "--format",
-            "json",
-            "--backend",
-            &served,
-        ],
-    ] {
-        let run = run_command(memspec().args(&args));
+        ]);
+        if let Some(backend) = backend {
+            command.args(["--backend", backend]);
+        }
+        let run = run_command(&mut command);
         assert_eq!(run.code, 0, "{}", run.describe());
         let outcomes = run.outcomes();
         assert!(outcomes.len() >= 15, "{outcomes:?}");
