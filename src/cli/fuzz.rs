@@ -45,6 +45,11 @@ pub(crate) struct FuzzArgs {
     /// path, edits of one file, a rename against views, a delete against a create).
     #[arg(long, default_value_t = 1, value_parser = super::at_least_one)]
     pub(crate) clients: usize,
+    /// Make each sequence's steps as this many users (2 to 4) of one store, one process of the
+    /// backend per user, and look for one user's memories reaching another's; the backend must
+    /// take a user (`{user}` in its command, or `--per-user`).
+    #[arg(long, value_parser = users_count, conflicts_with = "clients")]
+    pub(crate) users: Option<usize>,
     /// Go on after the first divergence until the budget is spent, keeping one per kind and
     /// rule.
     #[arg(long)]
@@ -82,6 +87,12 @@ pub(crate) fn run_fuzz(args: &FuzzArgs) -> ExitCode {
         Ok(target) => target,
         Err(code) => return code,
     };
+    if args.users.is_some() && !target.backend.takes_user() {
+        return fail(
+            EXIT_USAGE,
+            &"--users needs a backend that takes a user: name {user} in the --backend command (the reference always takes one), or give --per-user with --python or --node",
+        );
+    }
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -98,6 +109,7 @@ pub(crate) fn run_fuzz(args: &FuzzArgs) -> ExitCode {
         timeout: target.timeouts.call,
         jobs: args.jobs,
         clients: args.clients,
+        users: args.users.unwrap_or(1),
         keep_going: args.keep_going,
         shrink: !args.no_shrink,
         out: args.output.clone(),
@@ -158,6 +170,15 @@ pub(crate) fn run_fuzz(args: &FuzzArgs) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(EXIT_NOT_CONFORMANT)
+    }
+}
+
+/// `--users`: 2 to [`fuzz::users::MOST`].
+fn users_count(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if (2..=fuzz::users::MOST).contains(&n) => Ok(n),
+        Ok(_) => Err(format!("must be 2 to {}", fuzz::users::MOST)),
+        Err(e) => Err(e.to_string()),
     }
 }
 

@@ -17,6 +17,7 @@ pub mod session;
 #[cfg(target_os = "linux")]
 pub mod trace;
 pub mod tree;
+pub mod users;
 pub mod watch;
 
 pub use sandbox::{Entry, FixtureError, Looked, Outside, Sandbox, Seen};

@@ -4,9 +4,9 @@
 //! writes. It runs every call it makes on an [`Oracle`] as it goes, to aim at what exists and to
 //! leave out calls whose answer the spec leaves open.
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::action::Action;
 use crate::judge::model::{Expected, Model, Oracle, ROOT, lines_of};
 use crate::rng::Rng;
 use crate::spec::Level;
@@ -18,103 +18,6 @@ pub const LONG_VIEW: usize = 16_000;
 
 /// Lines per window when a long file is read in parts.
 const WINDOW: usize = 60;
-
-/// One step of a sequence: what shrinking removes or simplifies as a unit.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Action {
-    /// One tool call.
-    Call(Value),
-    /// A wide folder in one step: `count` creates of `{folder}/f{i}.txt`, each holding `{i}\n`.
-    Fill {
-        /// The folder (`/memories/w1`).
-        folder: String,
-        /// How many files.
-        count: usize,
-    },
-}
-
-impl Action {
-    /// The tool inputs the step sends, in order.
-    pub fn calls(&self) -> Vec<Value> {
-        match self {
-            Action::Call(input) => vec![input.clone()],
-            Action::Fill { folder, count } => (1..=*count).map(|i| fill_call(folder, i)).collect(),
-        }
-    }
-
-    /// How many tool calls it makes.
-    pub fn len(&self) -> usize {
-        match self {
-            Action::Call(_) => 1,
-            Action::Fill { count, .. } => *count,
-        }
-    }
-
-    /// Whether it makes no call (never: a fill has at least one file).
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// One line for reports: the command with every argument, texts quoted and cut at
-    /// [`SHOWN_TEXT`] characters, so that a kept sequence can be read and retyped.
-    pub fn describe(&self) -> String {
-        match self {
-            Action::Call(input) => described_call(input),
-            Action::Fill { folder, count } => format!("fill {folder} with {count} files"),
-        }
-    }
-}
-
-/// The most characters of a text argument a step's description shows.
-pub const SHOWN_TEXT: usize = 40;
-
-/// A text argument, quoted with its escapes (`"a\r\n"`), cut at [`SHOWN_TEXT`] characters with
-/// its length when longer.
-fn quoted(text: &str) -> String {
-    let count = text.chars().count();
-    if count <= SHOWN_TEXT {
-        return format!("{text:?}");
-    }
-    let head: String = text.chars().take(SHOWN_TEXT).collect();
-    format!("{head:?}… ({count} characters)")
-}
-
-/// A tool input in one line: `insert /memories/a.txt at line 0: "x\n"`.
-fn described_call(input: &Value) -> String {
-    let text = |key: &str| input.get(key).and_then(Value::as_str);
-    let path = text("path").unwrap_or("?");
-    match text("command").unwrap_or("?") {
-        "view" => match input.get("view_range") {
-            Some(range) => format!("view {path} {range}"),
-            None => format!("view {path}"),
-        },
-        "create" => format!("create {path} {}", quoted(text("file_text").unwrap_or(""))),
-        "str_replace" => format!(
-            "str_replace {path} {} → {}",
-            quoted(text("old_str").unwrap_or("")),
-            quoted(text("new_str").unwrap_or(""))
-        ),
-        "insert" => format!(
-            "insert {path} at line {}: {}",
-            input
-                .get("insert_line")
-                .map_or_else(|| "?".to_string(), Value::to_string),
-            quoted(text("insert_text").unwrap_or(""))
-        ),
-        "rename" => format!(
-            "rename {} → {}",
-            text("old_path").unwrap_or("?"),
-            text("new_path").unwrap_or("?")
-        ),
-        command => format!("{command} {path}"),
-    }
-}
-
-/// The `i`th create of a fill.
-pub fn fill_call(folder: &str, i: usize) -> Value {
-    json!({"command": "create", "path": format!("{folder}/f{i}.txt"), "file_text": format!("{i}\n")})
-}
 
 /// Names that real stores confuse with one another.
 const NAMES: &[&str] = &[
@@ -161,6 +64,25 @@ const LINES: &[&str] = &[
 /// Mixed into the seed for the stream of [`Generator::forms`].
 const FORMS_STREAM: u64 = 0x5eed_f0e5_5ea5_0001;
 
+/// Mixed into the seed for the stream of [`Generator::users`].
+const USERS_STREAM: u64 = 0x5eed_0005_e500_0002;
+
+/// Percent of the steps of a sequence of several users made by a user drawn anew (else by the
+/// last step's user, whose reads follow their writes).
+const SWITCH_USER: u64 = 45;
+
+/// Percent of the steps of a sequence of several users aimed at a user drawn anew (often
+/// another) rather than at the step's own user's store.
+const AIM_AT_OTHER: u64 = 30;
+
+/// Percent of the reads after a write, in a sequence of several users, made by a user drawn
+/// anew (often another).
+const READ_BY_OTHER: u64 = 50;
+
+/// Files each user of a sequence of several users views at its end (after the listing of
+/// their `/memories`).
+const FINAL_READS: usize = 4;
+
 /// Percent of the calls on a folder sent with a trailing slash.
 const SLASHED: u64 = 12;
 
@@ -180,6 +102,9 @@ pub struct Generator {
     /// sequences a seed made before them stay as they were.
     forms: Rng,
     revision: Revision,
+    /// Which user makes the next step, in a sequence of several users: a stream of its own,
+    /// so that sequences of one store stay as a seed made them.
+    users: Rng,
     /// Folders made by fills so far (each fill gets a new one).
     fills: usize,
 }
@@ -190,6 +115,7 @@ impl Generator {
         Generator {
             rng: Rng::new(seed),
             forms: Rng::new(seed ^ FORMS_STREAM),
+            users: Rng::new(seed ^ USERS_STREAM),
             revision,
             fills: 0,
         }
@@ -206,15 +132,53 @@ impl Generator {
         spec: &Spec,
         length: usize,
     ) -> (Vec<Action>, Vec<Expected>) {
+        self.sequence_of_users(std::slice::from_mut(oracle), spec, length)
+    }
+
+    /// As [`Generator::sequence`], for as many users of one store as there are `oracles` (one
+    /// per user, each user's own store): each step is made as one of them ([`Action::As`]),
+    /// aimed at what that user's store holds, and the paths the users name are drawn from the
+    /// same few names, so that they meet. With one oracle, the steps are plain and the same a
+    /// seed always made.
+    pub fn sequence_of_users(
+        &mut self,
+        oracles: &mut [Oracle],
+        spec: &Spec,
+        length: usize,
+    ) -> (Vec<Action>, Vec<Expected>) {
         let mut actions = Vec::with_capacity(length);
         let mut expected = Vec::with_capacity(length);
         let open = |step: &Expected| {
             step.answer.result.is_error && spec.level(&step.answer.rule) == Level::Info
         };
+        let many = oracles.len() > 1;
+        let mut user = 0;
         let mut attempts = 0;
         while actions.len() < length && attempts < length * 4 {
             attempts += 1;
-            let action = self.action(oracle.model());
+            if many && self.users.chance(SWITCH_USER) {
+                user = self.users.below(oracles.len());
+            }
+            // Now and then aimed at what another user holds: a view, edit, delete or rename of
+            // a neighbour's path, which a store that merges the two serves.
+            let aim = match many && self.users.chance(AIM_AT_OTHER) {
+                true => self.users.below(oracles.len()),
+                false => user,
+            };
+            let Some(aimed) = oracles.get(aim) else {
+                break;
+            };
+            let action = self.action(aimed.model());
+            let Some(oracle) = oracles.get_mut(user) else {
+                break;
+            };
+            let made_as = |user: usize, action: Action| match many {
+                true => Action::As {
+                    user,
+                    action: Box::new(action),
+                },
+                false => action,
+            };
             if let Action::Call(input) = &action {
                 // An error the reference gives under a decision changes nothing: leave it out.
                 let step = oracle.step(input.clone());
@@ -226,12 +190,42 @@ impl Generator {
                 expected.extend(action.calls().into_iter().map(|input| oracle.step(input)));
             }
             let read = self.read_after(&action, oracle.model());
-            actions.push(action);
-            if let Some(read) = read {
+            actions.push(made_as(user, action));
+            // The read of what was written, now and then by a user drawn anew: a neighbour's
+            // read of a path just written is where a merged store shows it.
+            let reader = match many && self.users.chance(READ_BY_OTHER) {
+                true => self.users.below(oracles.len()),
+                false => user,
+            };
+            if let Some(read) = read
+                && let Some(oracle) = oracles.get_mut(reader)
+            {
                 let step = oracle.step(read.clone());
                 if !open(&step) {
-                    actions.push(Action::Call(read));
+                    actions.push(made_as(reader, Action::Call(read)));
                     expected.push(step);
+                }
+            }
+        }
+        if many {
+            // Each user reads their store at the end: what another user's calls moved into it
+            // or out of it shows there, if no step looked.
+            for (user, oracle) in oracles.iter_mut().enumerate() {
+                let model = oracle.model();
+                let mut reads = vec![json!({"command": "view", "path": ROOT})];
+                reads.extend(
+                    (model.files.keys().take(FINAL_READS))
+                        .map(|path| json!({"command": "view", "path": path})),
+                );
+                for read in reads {
+                    let step = oracle.step(read.clone());
+                    if !open(&step) {
+                        actions.push(Action::As {
+                            user,
+                            action: Box::new(Action::Call(read)),
+                        });
+                        expected.push(step);
+                    }
                 }
             }
         }
@@ -252,7 +246,7 @@ impl Generator {
         };
         match action {
             Action::Call(input) => Action::Call(self.slashed(input, model)),
-            fill => fill,
+            other => other,
         }
     }
 
@@ -301,6 +295,7 @@ impl Generator {
                 return Some(json!({"command": "view", "path": folder}));
             }
             Action::Call(input) => input,
+            Action::As { action, .. } => return self.read_after(action, model),
         };
         let command = input.get("command").and_then(Value::as_str)?;
         if command == "view" || !self.rng.chance(60) {
@@ -626,53 +621,4 @@ fn merged_twins(path: &str) -> Vec<String> {
         twins.push(format!("{parent}/{name} "));
     }
     twins
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_step_is_described_with_its_arguments() {
-        let call = |input: Value| Action::Call(input).describe();
-        assert_eq!(
-            call(
-                json!({"command": "insert", "path": "/memories/n1/n2", "insert_line": 0, "insert_text": "x\r\n"})
-            ),
-            r#"insert /memories/n1/n2 at line 0: "x\r\n""#
-        );
-        assert_eq!(
-            call(json!({"command": "view", "path": "/memories/a", "view_range": [2, -1]})),
-            "view /memories/a [2,-1]"
-        );
-        assert_eq!(
-            call(
-                json!({"command": "str_replace", "path": "/memories/a", "old_str": "b", "new_str": ""})
-            ),
-            r#"str_replace /memories/a "b" → """#
-        );
-        assert_eq!(
-            call(
-                json!({"command": "rename", "old_path": "/memories/a/", "new_path": "/memories/e/"})
-            ),
-            "rename /memories/a/ → /memories/e/"
-        );
-        let long =
-            call(json!({"command": "create", "path": "/memories/l", "file_text": "é".repeat(100)}));
-        assert_eq!(
-            long,
-            format!(
-                "create /memories/l \"{}\"… (100 characters)",
-                "é".repeat(SHOWN_TEXT)
-            )
-        );
-        assert_eq!(
-            Action::Fill {
-                folder: "/memories/w".to_string(),
-                count: 3
-            }
-            .describe(),
-            "fill /memories/w with 3 files"
-        );
-    }
 }

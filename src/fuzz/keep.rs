@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::FuzzError;
-use super::generate::Action;
+use super::action::Action;
 use super::trial::{Located, reference_run};
 use crate::judge::Fact;
-use crate::judge::model::{Model, lines_of};
+use crate::judge::model::{Expected, Model, lines_of};
 use crate::spec::{Spec, known};
 
 /// A kept divergence: the case file's text and the transcript's.
@@ -21,20 +21,34 @@ pub struct Kept {
     pub id: String,
     /// The case file (`{"area": "fuzz", "cases": [...]}`), pretty JSON.
     pub case_file: String,
-    /// JSON Lines of the tool inputs.
-    pub transcript: String,
+    /// JSON Lines of the tool inputs; none for a store of several users, whose calls a
+    /// transcript of bare inputs cannot tell apart (the case says whose each is).
+    pub transcript: Option<String>,
 }
 
 /// Entries of the final state checked one by one as effects; a bigger store (a fill) is checked
 /// through the listing instead.
 const EFFECTS_MAX: usize = 24;
 
-/// The case and transcript of `actions`, which show `located` on the backend.
-pub fn keep(actions: &[Action], located: &Located, spec: &Spec) -> Result<Kept, FuzzError> {
+/// The case and transcript of `actions`, which show `located` on the backend; with `users`, a
+/// case of several users of one store (each step and effect naming its user).
+pub fn keep(
+    actions: &[Action],
+    located: &Located,
+    spec: &Spec,
+    users: &[String],
+) -> Result<Kept, FuzzError> {
     let run = reference_run(actions, spec)?;
     let inputs: Vec<&Value> = run.iter().map(|step| &step.input).collect();
+    // Whose each call is (0 in a store of one user).
+    let owners: Vec<usize> = actions
+        .iter()
+        .flat_map(|a| std::iter::repeat_n(a.user(), a.len()))
+        .collect();
+    let many = users.len() > 1;
     let id = format!(
-        "fuzz.{}-{:08x}",
+        "fuzz.{}{}-{:08x}",
+        if many { "users-" } else { "" },
         located.found.differs().slug(),
         fingerprint(&inputs)
     );
@@ -70,13 +84,37 @@ pub fn keep(actions: &[Action], located: &Located, spec: &Spec) -> Result<Kept, 
             step["text"] = json!(answer.result.text);
             step["text_rule"] = json!(located.found.rule.as_str());
         }
+        if many {
+            let user = owners.get(index).copied().unwrap_or(0);
+            step["user"] = json!(users.get(user));
+            if index == located.call && located.found.rule == known::USERS_ISOLATED {
+                let theirs = others_only(&run, &owners, index, &answer.result.text);
+                if !theirs.is_empty() {
+                    step["must_not_contain"] = json!(theirs);
+                }
+            }
+        }
         steps.push(step);
     }
-    let final_model = run
-        .last()
-        .map(|step| step.model.clone())
-        .unwrap_or_default();
-    let effects = effects(&final_model, &inputs);
+    let mut effects = Vec::new();
+    let mut user = 0;
+    while user == 0 || user < users.len() {
+        // Each user's store at the end, read through that user's own view.
+        let own = |i: &usize| owners.get(*i).copied().unwrap_or(0) == user;
+        let final_model = (0..run.len())
+            .rev()
+            .find(own)
+            .map(|i| run[i].model.clone())
+            .unwrap_or_default();
+        let named: Vec<&Value> = (0..run.len()).filter(own).map(|i| inputs[i]).collect();
+        for mut effect in self::effects(&final_model, &named) {
+            if many {
+                effect["user"] = json!(users[user]);
+            }
+            effects.push(effect);
+        }
+        user += 1;
+    }
     let title = format!(
         "Found by memspec fuzz ({}): {}",
         located.found.differs().label(),
@@ -90,7 +128,7 @@ pub fn keep(actions: &[Action], located: &Located, spec: &Spec) -> Result<Kept, 
             rules_named.push(rule.to_string());
         }
     }
-    let case = json!({
+    let mut case = json!({
         "id": id,
         "title": title,
         "rules": rules_named,
@@ -98,6 +136,9 @@ pub fn keep(actions: &[Action], located: &Located, spec: &Spec) -> Result<Kept, 
         "steps": steps,
         "effects": effects,
     });
+    if many {
+        case["users"] = json!(users);
+    }
     let file = json!({
         "area": "fuzz",
         "description": "Divergences found by `memspec fuzz`, shrunk; the checks are the facts it compared.",
@@ -105,11 +146,14 @@ pub fn keep(actions: &[Action], located: &Located, spec: &Spec) -> Result<Kept, 
     });
     let case_file = serde_json::to_string_pretty(&file)
         .map_err(|e| FuzzError::Harness(format!("cannot write the case: {e}")))?;
-    let mut transcript = String::new();
-    for input in &inputs {
-        transcript.push_str(&input.to_string());
-        transcript.push('\n');
-    }
+    let transcript = (!many).then(|| {
+        let mut transcript = String::new();
+        for input in &inputs {
+            transcript.push_str(&input.to_string());
+            transcript.push('\n');
+        }
+        transcript
+    });
     Ok(Kept {
         id,
         case_file,
@@ -117,16 +161,71 @@ pub fn keep(actions: &[Action], located: &Located, spec: &Spec) -> Result<Kept, 
     })
 }
 
-/// Writes a kept divergence into `dir` as `<id>.json` and `<id>.jsonl`; returns both paths.
-pub fn write(kept: &Kept, dir: &Path) -> Result<(PathBuf, PathBuf), FuzzError> {
-    let case = dir.join(format!("{}.json", kept.id));
-    let transcript = dir.join(format!("{}.jsonl", kept.id));
-    for (path, text) in [(&case, &kept.case_file), (&transcript, &kept.transcript)] {
-        std::fs::write(path, text).map_err(|e| FuzzError::Write {
-            path: path.clone(),
-            message: e.to_string(),
-        })?;
+/// The shortest text worth forbidding in another user's answer: a shorter name or line is found
+/// in too many honest answers.
+const FORBIDDEN_MIN: usize = 3;
+
+/// What the other users' stores held when call `index` was made and its user's did not: their
+/// paths and lines (of at least [`FORBIDDEN_MIN`] characters) that the right answer (`right`)
+/// does not contain either. Seen in the answer, they are the other users' memories.
+fn others_only(run: &[Expected], owners: &[usize], index: usize, right: &str) -> Vec<String> {
+    let user = owners.get(index).copied().unwrap_or(0);
+    // Each user's store as of the call (the last call of theirs before it; the user's own after
+    // it, since what it wrote is theirs).
+    let mut stores: Vec<(usize, &Model)> = Vec::new();
+    for (i, step) in run.iter().enumerate().take(index + 1) {
+        let owner = owners.get(i).copied().unwrap_or(0);
+        match stores.iter_mut().find(|(u, _)| *u == owner) {
+            Some(entry) => entry.1 = &step.model,
+            None => stores.push((owner, &step.model)),
+        }
     }
+    let words = |model: &Model| -> Vec<String> {
+        let mut words: Vec<String> = Vec::new();
+        // Whole paths: a short name alone is in too many honest answers.
+        words.extend(model.files.keys().chain(model.dirs.iter()).cloned());
+        for content in model.files.values() {
+            words.extend(lines_of(content).into_iter().map(|l| l.trim().to_string()));
+        }
+        words
+    };
+    let mine = stores
+        .iter()
+        .find(|(u, _)| *u == user)
+        .map(|(_, model)| words(model))
+        .unwrap_or_default();
+    let mut theirs: Vec<String> = Vec::new();
+    for (_, model) in stores.iter().filter(|(u, _)| *u != user) {
+        for word in words(model) {
+            if word.chars().count() >= FORBIDDEN_MIN
+                && !mine.contains(&word)
+                && !right.contains(&word)
+                && !"/memories".contains(&word)
+                && !theirs.contains(&word)
+            {
+                theirs.push(word);
+            }
+        }
+    }
+    theirs
+}
+
+/// Writes a kept divergence into `dir` as `<id>.json` and `<id>.jsonl` (when it has a
+/// transcript); returns the paths.
+pub fn write(kept: &Kept, dir: &Path) -> Result<(PathBuf, Option<PathBuf>), FuzzError> {
+    let written = |path: PathBuf, text: &str| {
+        std::fs::write(&path, text)
+            .map(|()| path.clone())
+            .map_err(|e| FuzzError::Write {
+                path,
+                message: e.to_string(),
+            })
+    };
+    let case = written(dir.join(format!("{}.json", kept.id)), &kept.case_file)?;
+    let transcript = match &kept.transcript {
+        Some(text) => Some(written(dir.join(format!("{}.jsonl", kept.id)), text)?),
+        None => None,
+    };
     Ok((case, transcript))
 }
 

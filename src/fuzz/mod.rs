@@ -8,10 +8,12 @@
 //! restarts, confinement and folder checks); nothing here starts a backend any other way. Runs
 //! are deterministic from the seed: sequence `k` of seed `s` is the same in every run.
 
+pub mod action;
 pub mod generate;
 pub mod keep;
 pub mod shrink;
 pub mod trial;
+pub mod users;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -25,11 +27,12 @@ use crate::backend::{BackendSpec, DEFAULT_STARTUP, Timeouts};
 use crate::events::{Event, Sink, Stage};
 use crate::exec::Fault;
 use crate::judge::model::Oracle;
-use crate::judge::{Fact, Finding};
+use crate::judge::{self, Crossing, Fact, Finding, Observation};
 use crate::race;
 use crate::rng::Rng;
 use crate::spec::{Revision, Spec};
-use generate::{Action, Generator};
+use action::Action;
+use generate::Generator;
 use trial::Located;
 
 /// How long a fuzz run goes on.
@@ -56,6 +59,9 @@ pub struct FuzzOptions {
     pub jobs: usize,
     /// Clients racing on one store; 1 runs sequences, 2 or more runs the races.
     pub clients: usize,
+    /// Users of one store each sequence's steps are made as (`--users`; below 2, one store of
+    /// one user).
+    pub users: usize,
     /// Go on after the first finding, keeping one per kind and rule.
     pub keep_going: bool,
     /// Shrink what is found (else it is kept as found, cut after the finding).
@@ -100,6 +106,9 @@ pub struct Discovery {
     pub found_after: usize,
     /// The shrunk steps, described.
     pub steps: Vec<String>,
+    /// The users of the store the steps were made as (none for a store of one user).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub users: Vec<String>,
     /// The shrunk steps themselves.
     #[serde(skip)]
     pub actions: Vec<Action>,
@@ -110,9 +119,9 @@ pub struct Discovery {
     /// The kept case and transcript.
     #[serde(skip)]
     pub kept: Option<keep::Kept>,
-    /// Where they were written.
+    /// Where they were written: the case, and the transcript when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub files: Option<(PathBuf, PathBuf)>,
+    pub files: Option<(PathBuf, Option<PathBuf>)>,
     /// Why there is no case to keep, and how to see it again (a race is no sequence of steps).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_kept: Option<String>,
@@ -132,6 +141,8 @@ pub struct FuzzReport {
     pub seed: u64,
     /// Clients per store.
     pub clients: usize,
+    /// Users per store.
+    pub users: usize,
     /// Sequences (or races) run.
     pub sequences: usize,
     /// Tool calls made on the backend.
@@ -296,6 +307,7 @@ pub fn fuzz(
         revision: spec.revision(),
         seed: options.seed,
         clients: options.clients,
+        users: options.users,
         sequences: state.sequences,
         steps: run.steps.load(Ordering::SeqCst),
         open: state.open,
@@ -322,20 +334,23 @@ fn sequence_once(
     kept: &mut Option<crate::exec::Session>,
 ) -> Result<(), FuzzError> {
     let seed = sequence_seed(run.options.seed, index);
+    let users = users::ids(index, run.options.users);
     let mut generator = Generator::new(seed, run.spec.revision());
-    let mut oracle = Oracle::new(run.spec.revision())?;
+    let mut oracles = (0..users.len().max(1))
+        .map(|_| Oracle::new(run.spec.revision()))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut rng = Rng::new(seed);
     let length = rng.between(LENGTHS.0, LENGTHS.1);
-    let (actions, expected) = generator.sequence(&mut oracle, run.spec, length);
-    drop(oracle);
-    let timeout = run.options.timeout;
+    let (actions, expected) = generator.sequence_of_users(&mut oracles, run.spec, length);
+    drop(oracles);
     let tried = trial::run(
         &actions,
         Some(expected),
         &run.options.backend,
         run.spec,
-        timeout,
+        run.options.timeout,
         kept,
+        &users,
     )?;
     run.counted(tried.calls);
     {
@@ -350,6 +365,9 @@ fn sequence_once(
         return Ok(());
     };
     let found_after = first.action + 1;
+    // Beside other users, a fact is a crossing when the same calls by its user alone do not
+    // show it; shrinking keeps it one.
+    let crossing = !users.is_empty() && users::crosses(run, &actions, &first, &users);
     // Shrinking replays on the same backend; its calls count toward the steps made, not the
     // budget (a finding is always shrunk to the end).
     let mut trial = |candidate: &[Action]| -> Option<Located> {
@@ -358,23 +376,43 @@ fn sequence_once(
             None,
             &run.options.backend,
             run.spec,
-            timeout,
+            run.options.timeout,
             kept,
+            &users,
         )
         .ok()?;
         run.counted(tried.calls);
-        tried.found
+        let found = tried.found?;
+        (!crossing || users::crosses(run, candidate, &found, &users)).then_some(found)
     };
-    let (actions, shown, shrink_trials) = if run.options.shrink {
+    let (mut actions, mut shown, shrink_trials) = if run.options.shrink {
         shrink::shrink(actions, first, SHRINK, &mut trial)
     } else {
         let mut actions = actions;
         actions.truncate(first.action + 1);
         (actions, first, 0)
     };
-    let kept = keep::keep(&actions, &shown, run.spec)?;
+    if crossing {
+        let user = users.get(actions[shown.action].user()).cloned();
+        let crossed = Crossing {
+            found: &shown.found,
+            user: user.as_deref().unwrap_or_default(),
+            others: &users,
+            spec: run.spec,
+        };
+        let judged = judge::step(Observation::Crossing(crossed))
+            .map_err(|fault| FuzzError::Harness(fault.to_string()))?;
+        if let Some(found) = judged.findings.into_iter().next() {
+            shown.found = found;
+        }
+    } else if !users.is_empty() {
+        // The user's own fault (perhaps of that id only): kept as that user's steps alone.
+        (actions, shown) = users::own_fault(run, &actions, shown, &users)?;
+    }
+    let kept = keep::keep(&actions, &shown, run.spec, &users)?;
     run.record(Discovery {
-        steps: actions.iter().map(Action::describe).collect(),
+        steps: actions.iter().map(|a| a.described_as(&users)).collect(),
+        users,
         at_step: shown.action,
         found: shown.found,
         sequence: index,
@@ -416,6 +454,7 @@ fn race_once(run: &Run<'_>, index: usize) -> Result<(), FuzzError> {
                 sequence: index,
                 found_after: 0,
                 steps: vec![format!("race {race}")],
+                users: Vec::new(),
                 actions: Vec::new(),
                 shrink_trials: 0,
                 at_step: 0,
@@ -438,6 +477,7 @@ fn race_once(run: &Run<'_>, index: usize) -> Result<(), FuzzError> {
                 "race {} with {} clients",
                 raced.race, run.options.clients
             )],
+            users: Vec::new(),
             actions: Vec::new(),
             shrink_trials: 0,
             at_step: 0,

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::generate::Action;
+use super::action::Action;
 use super::trial::Located;
 use crate::judge::Fact;
 use crate::spec::RuleId;
@@ -179,6 +179,7 @@ fn rename(
 fn paths(action: &Action) -> Vec<String> {
     match action {
         Action::Fill { folder, .. } => vec![folder.clone()],
+        Action::As { action, .. } => paths(action),
         Action::Call(input) => ["path", "old_path", "new_path"]
             .iter()
             .filter_map(|f| input.get(*f).and_then(Value::as_str))
@@ -209,6 +210,7 @@ fn renamed(action: &Action, name: &str, short: &str) -> Action {
             }
             Action::Call(input)
         }
+        Action::As { .. } => action.made_as(renamed(action.inner(), name, short)),
     }
 }
 
@@ -249,6 +251,10 @@ fn simpler(action: &Action) -> Vec<Action> {
             }
             out
         }
+        Action::As { .. } => simpler(action.inner())
+            .into_iter()
+            .map(|simpler| action.made_as(simpler))
+            .collect(),
     }
 }
 

@@ -5,9 +5,9 @@
 use std::time::Duration;
 
 use super::FuzzError;
-use super::generate::Action;
+use super::action::Action;
 use crate::backend::BackendSpec;
-use crate::exec::{Reset, Session};
+use crate::exec::{self, Fault, Reset, Session};
 use crate::judge::Finding;
 use crate::judge::facts::Stores;
 use crate::judge::model::{Expected, Oracle};
@@ -41,19 +41,28 @@ pub struct Located {
     pub call: usize,
 }
 
-/// The transcript of a sequence: its tool inputs in order, as JSON Lines of bare inputs.
-pub fn transcript(actions: &[Action], source: &str) -> Transcript {
+/// The transcript of a sequence: its tool inputs in order, as JSON Lines of bare inputs; in a
+/// store of several `users`, each call names the user its step is made as.
+pub fn transcript(actions: &[Action], source: &str, users: &[String]) -> Transcript {
     let calls = actions
         .iter()
-        .flat_map(Action::calls)
+        .flat_map(|action| {
+            let user = (users.len() > 1)
+                .then(|| users.get(action.user()).cloned())
+                .flatten();
+            action
+                .calls()
+                .into_iter()
+                .map(move |input| (user.clone(), input))
+        })
         .enumerate()
-        .map(|(i, input)| ToolCall {
+        .map(|(i, (user, input))| ToolCall {
             id: format!("step-{}", i + 1),
             name: MEMORY_TOOL.to_string(),
             input,
             recorded: None,
             line: Some(i + 1),
-            user: None,
+            user,
         })
         .collect();
     Transcript {
@@ -64,20 +73,30 @@ pub fn transcript(actions: &[Action], source: &str) -> Transcript {
     }
 }
 
-/// The reference's answers to every call of `actions`, and the store after each, in order.
+/// The reference's answers to every call of `actions`, and the store after each, in order;
+/// each user's calls run on that user's own reference.
 pub fn reference_run(actions: &[Action], spec: &Spec) -> Result<Vec<Expected>, FuzzError> {
-    let mut oracle = Oracle::new(spec.revision())?;
-    Ok(actions
-        .iter()
-        .flat_map(Action::calls)
-        .map(|input| oracle.step(input))
-        .collect())
+    let mut oracles: Vec<Oracle> = Vec::new();
+    let mut expected = Vec::new();
+    for action in actions {
+        while oracles.len() <= action.user() {
+            oracles.push(Oracle::new(spec.revision())?);
+        }
+        let oracle = &mut oracles[action.user()];
+        expected.extend(action.calls().into_iter().map(|input| oracle.step(input)));
+    }
+    Ok(expected)
 }
 
 /// Replays `actions` on `backend` and judges every step until the first finding or open point,
 /// against `expected` when the generator kept what the reference answered as it made the
-/// sequence (a shrunk candidate is run on a reference anew). `kept` is the worker's session: reset and reused when the backend can wipe its store (a
-/// Python backend's start-up costs more than a whole sequence), else replaced by a fresh one.
+/// sequence (a shrunk candidate is run on a reference anew).
+///
+/// With no `users`, `kept` is the worker's session: reset and reused when the backend can wipe
+/// its store (a Python backend's start-up costs more than a whole sequence), else replaced by a
+/// fresh one. With `users` (the ids of [`Action::user`]), each trial gets a new store served
+/// once per user, each step made on its user's process; a backend that refuses an id at start
+/// makes the trial open, not a finding.
 pub fn run(
     actions: &[Action],
     expected: Option<Vec<Expected>>,
@@ -85,6 +104,7 @@ pub fn run(
     spec: &Spec,
     timeout: Duration,
     kept: &mut Option<Session>,
+    users: &[String],
 ) -> Result<Trial, FuzzError> {
     let options = ReplayOptions {
         backend: backend.clone(),
@@ -94,33 +114,48 @@ pub fn run(
         revision: spec.revision(),
         user: None,
     };
-    let reused = match kept.take() {
-        Some(mut session) => {
-            if session.reset() == Reset::Clean {
-                Some(session)
-            } else {
-                session.discard();
-                None
-            }
+    let transcript = transcript(actions, "fuzz", users);
+    let replayed = if users.is_empty() {
+        let mut session = reused(kept, backend, &options)?;
+        let replayed = replay::replay_in(
+            transcript,
+            &options,
+            Some(spec),
+            &crate::events::Quiet,
+            &mut session,
+        );
+        *kept = Some(session);
+        replayed
+    } else {
+        let mut sessions = exec::users::sessions(backend, users, replay::timeouts(&options))
+            .map_err(|fault| FuzzError::Harness(fault.to_string()))?;
+        if let Err(fault) = exec::users::start(&mut sessions) {
+            let refused = exec::users::refused(&sessions);
+            exec::users::discard(sessions);
+            return match (fault, refused) {
+                (Fault::Harness(message), _) => Err(FuzzError::Harness(message)),
+                (Fault::Backend(_), Some(user)) => Ok(Trial {
+                    calls: 0,
+                    found: None,
+                    open: Some(format!(
+                        "the backend refused user id {} at start",
+                        judge::shown_user(&user)
+                    )),
+                    backend_time: Duration::ZERO,
+                }),
+                (fault, _) => Err(FuzzError::NeverStarted(fault.to_string())),
+            };
         }
-        None => None,
+        let replayed = replay::replay_users_in(
+            transcript,
+            &options,
+            Some(spec),
+            &crate::events::Quiet,
+            &mut sessions,
+        );
+        exec::users::discard(sessions);
+        replayed
     };
-    let mut session = match reused {
-        Some(session) => session,
-        None => {
-            scratch::clean_session(backend, None, replay::timeouts(&options), None)
-                .map_err(|e| FuzzError::Harness(e.to_string()))?
-                .0
-        }
-    };
-    let replayed = replay::replay_in(
-        transcript(actions, "fuzz"),
-        &options,
-        Some(spec),
-        &crate::events::Quiet,
-        &mut session,
-    );
-    *kept = Some(session);
     let replayed = match replayed {
         Ok(replayed) => replayed,
         Err(replay::ReplayError::NeverStarted { first, .. }) => {
@@ -132,13 +167,44 @@ pub fn run(
         Some(expected) => expected,
         None => reference_run(actions, spec)?,
     };
+    judged(actions, &replayed.steps, &expected, spec)
+}
+
+/// The worker's session reset and reused when the backend can wipe its store, else a fresh one
+/// that starts clean.
+fn reused(
+    kept: &mut Option<Session>,
+    backend: &BackendSpec,
+    options: &ReplayOptions,
+) -> Result<Session, FuzzError> {
+    if let Some(mut session) = kept.take() {
+        if session.reset() == Reset::Clean {
+            return Ok(session);
+        }
+        session.discard();
+    }
+    Ok(
+        scratch::clean_session(backend, None, replay::timeouts(options), None)
+            .map_err(|e| FuzzError::Harness(e.to_string()))?
+            .0,
+    )
+}
+
+/// Every replayed step judged on facts against what the reference of its user answered, until
+/// the first finding or open point.
+fn judged(
+    actions: &[Action],
+    steps: &[replay::Step],
+    expected: &[Expected],
+    spec: &Spec,
+) -> Result<Trial, FuzzError> {
     // Which action each call belongs to.
     let owners: Vec<usize> = actions
         .iter()
         .enumerate()
         .flat_map(|(i, a)| std::iter::repeat_n(i, a.len()))
         .collect();
-    let backend_time = Duration::from_micros(replayed.steps.iter().map(|s| s.backend_micros).sum());
+    let backend_time = Duration::from_micros(steps.iter().map(|s| s.backend_micros).sum());
     let mut trial = Trial {
         calls: 0,
         found: None,
@@ -146,14 +212,18 @@ pub fn run(
         backend_time,
     };
     let empty = crate::judge::model::Model::default();
-    let mut before = &empty;
-    for (index, (step, expected)) in replayed.steps.iter().zip(&expected).enumerate() {
+    // Each user's store before the step, as that user's reference holds it.
+    let users = actions.iter().map(|a| a.user() + 1).max().unwrap_or(1);
+    let mut before = vec![&empty; users];
+    for (index, (step, expected)) in steps.iter().zip(expected).enumerate() {
         trial.calls = index + 1;
+        let action = owners.get(index).copied().unwrap_or(0);
+        let user = actions.get(action).map_or(0, Action::user);
         let stores = Stores {
-            before,
+            before: before[user],
             after: &expected.model,
         };
-        before = &expected.model;
+        before[user] = &expected.model;
         let seen = Facts {
             input: &expected.input,
             backend: step.backend.as_ref(),
@@ -171,7 +241,7 @@ pub fn run(
         if let Some(found) = judgement.findings.into_iter().next() {
             trial.found = Some(Located {
                 found,
-                action: owners.get(index).copied().unwrap_or(0),
+                action,
                 call: index,
             });
             break;

@@ -30,6 +30,6 @@ pub mod witness;
 
 pub use finding::{Cause, Check, Fact, Finding, Harm, Pair, worst};
 pub use step::{
-    CaseCall, CaseLedger, Crash, Facts, Files, Judgement, KillPoint, Next, Observation, Race,
-    ReadAs, ReplayLedger, Replayed, Witness, folder_divergence, shown_user, step,
+    CaseCall, CaseLedger, Crash, Crossing, Facts, Files, Judgement, KillPoint, Next, Observation,
+    Race, ReadAs, ReplayLedger, Replayed, Witness, folder_divergence, shown_user, step,
 };

@@ -16,7 +16,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::judge::compare::Answer;
-pub use engine::{NO_RECORDED_ANSWER, replay, replay_in, timeouts};
+pub use engine::{NO_RECORDED_ANSWER, replay, replay_in, replay_users_in, timeouts};
 pub use verdict::{StepKind, StepVerdict};
 
 use crate::backend::BackendSpec;

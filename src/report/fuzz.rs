@@ -29,6 +29,9 @@ pub fn rerun(backend_args: &[String], report: &FuzzReport) -> String {
     if report.clients > 1 {
         let _ = write!(command, " --clients {}", report.clients);
     }
+    if report.users > 1 {
+        let _ = write!(command, " --users {}", report.users);
+    }
     command
 }
 
@@ -65,7 +68,7 @@ pub fn as_report(
                 calls: divergence
                     .actions
                     .iter()
-                    .flat_map(crate::fuzz::generate::Action::calls)
+                    .flat_map(crate::fuzz::action::Action::calls)
                     .map(|input| CallRecord {
                         phase: Phase::Step,
                         input,
@@ -125,6 +128,8 @@ fn run_notes(report: &FuzzReport) -> Vec<String> {
         report.seed,
         if report.clients > 1 {
             format!(", {} clients per store", report.clients)
+        } else if report.users > 1 {
+            format!(", {} users per store", report.users)
         } else {
             String::new()
         },
@@ -184,13 +189,21 @@ fn notes(divergence: &Discovery, confirmed: Option<Confirmed>) -> Vec<String> {
             .map(|line| format!("     {line}")),
     );
     if let Some((case, transcript)) = &divergence.files {
-        notes.push(format!(
-            "kept: {} (case; `memspec check --cases {}`), {} (transcript; `memspec replay`)",
-            case.display(),
-            case.parent()
-                .map_or_else(|| ".".to_string(), |p| p.display().to_string()),
-            transcript.display()
-        ));
+        let folder = case
+            .parent()
+            .map_or_else(|| ".".to_string(), |p| p.display().to_string());
+        notes.push(match transcript {
+            Some(transcript) => format!(
+                "kept: {} (case; `memspec check --cases {folder}`), {} (transcript; `memspec replay`)",
+                case.display(),
+                transcript.display()
+            ),
+            None => format!(
+                "kept: {} (case of {}; `memspec check --cases {folder}`; no transcript: a replay is one user's)",
+                case.display(),
+                plural(divergence.users.len(), "user", "users")
+            ),
+        });
     }
     if let Some(why) = &divergence.not_kept {
         notes.push(format!("not kept: {why}"));

@@ -11,7 +11,7 @@ use memspec::backend::BackendSpec;
 use memspec::builtin::Source;
 use memspec::check::runner::{RunOptions, Selection};
 use memspec::check::{CheckConfig, Loaded};
-use memspec::fuzz::generate::Action;
+use memspec::fuzz::action::Action;
 use memspec::judge::Pair;
 use memspec::judge::grade::Outcome;
 use memspec::judge::witness;
@@ -226,7 +226,7 @@ fn calls(loaded: &Loaded, row: &Row) -> Vec<Value> {
 fn by_replay(loaded: &Loaded, row: &Row) -> Grade {
     // The same calls as fuzz's sequence, as the transcript fuzz replays them.
     let actions: Vec<Action> = calls(loaded, row).into_iter().map(Action::Call).collect();
-    let transcript = memspec::fuzz::trial::transcript(&actions, row.case);
+    let transcript = memspec::fuzz::trial::transcript(&actions, row.case, &[]);
     let options = ReplayOptions {
         backend: spec_of(row),
         seed: None,
@@ -269,6 +269,7 @@ fn by_fuzz(loaded: &Loaded, row: &Row) -> Grade {
         &loaded.spec,
         Duration::from_secs(10),
         &mut kept,
+        &[],
     )
     .unwrap_or_else(|e| panic!("fuzz {}: {e}", row.case));
     if let Some(session) = kept {

@@ -13,7 +13,7 @@ use super::calls::{Budget, observe, run_calls};
 use super::case::timeouts;
 use crate::backend::BackendSpec;
 use crate::exec::disk_look::DiskLook;
-use crate::exec::{Fault, Session};
+use crate::exec::{Fault, Session, users};
 use crate::judge::grade::CaseResult;
 use crate::judge::{CaseCall, CaseLedger};
 use crate::suite::load::LoadedCase;
@@ -27,29 +27,12 @@ pub(super) fn execute(
     options: &RunOptions,
     result: &mut CaseResult,
 ) -> Result<(), Fault> {
-    let users = &loaded.case.users;
-    let Some((first_user, others)) = users.split_first() else {
-        return Err(Fault::Harness(
-            "a case of many users lists no user".to_string(),
-        ));
-    };
     let opening = Instant::now();
-    let first = Session::unstarted(backend, timeouts(options))?.as_user(first_user);
-    let mut sessions: Vec<Session> = others.iter().map(|user| first.client_as(user)).collect();
-    sessions.insert(0, first);
+    let mut sessions = users::sessions(backend, &loaded.case.users, timeouts(options))?;
     // A store kept elsewhere (a database, a server) starts without an earlier case's memories,
-    // for every user. Last user first: the cases list the plain id first and the one that
-    // breaks a naive mapping after it, and an id whose mapping names the whole store (`.`)
-    // would otherwise empty the plain user's folder before the case began, which the case's
-    // own calls are there to show.
-    let mut failed = None;
-    for session in sessions.iter_mut().rev() {
-        if let Err(fault) = session.start_forgetting() {
-            failed.get_or_insert(fault);
-        }
-    }
-    if let Some(fault) = failed {
-        let refused = refused_user(&sessions);
+    // for every user.
+    if let Err(fault) = users::start(&mut sessions) {
+        let refused = users::refused(&sessions);
         return refused_or(fault, refused, sessions, ledger, result);
     }
     result.start_time = opening.elapsed();
@@ -68,28 +51,19 @@ pub(super) fn execute(
         started: Instant::now(),
     };
     if let Err(fault) = run_calls(loaded, ledger, &mut sessions, false, &budget, result) {
-        let refused = refused_user(&sessions);
+        let refused = users::refused(&sessions);
         return refused_or(fault, refused, sessions, ledger, result);
     }
     // Every user's process works on the one sandbox: the first session's look covers them all.
     let breaches = sessions[0].check_sandbox().breaches;
     observe(ledger, CaseCall::Sandbox(breaches), result)?;
-    let left = discard(sessions);
+    let left = users::discard(sessions);
     let seen = CaseCall::Tampered {
         found: &left,
         when: "after the case's steps",
     };
     observe(ledger, seen, result)?;
     Ok(())
-}
-
-/// The user whose process exited before reading anything while another user's was served:
-/// the backend refused that id at start. `None` when no process did, or every one did (a
-/// backend that never starts is broken, whatever the id).
-fn refused_user(sessions: &[Session]) -> Option<String> {
-    let served = sessions.iter().any(|session| !session.exited_unread());
-    let refused = sessions.iter().find(|session| session.exited_unread())?;
-    served.then(|| refused.user().unwrap_or_default().to_string())
 }
 
 /// After a fault: when `refused` names a user whose process exited before reading anything
@@ -103,7 +77,7 @@ fn refused_or(
     result: &mut CaseResult,
 ) -> Result<(), Fault> {
     let refused = refused.filter(|_| matches!(fault, Fault::Backend(_)));
-    let left = discard(sessions);
+    let left = users::discard(sessions);
     let seen = CaseCall::Tampered {
         found: &left,
         when: "after the backend broke",
@@ -117,9 +91,4 @@ fn refused_or(
         }
         None => Err(fault),
     }
-}
-
-/// Ends every session; what could not be removed from the sandbox.
-fn discard(sessions: Vec<Session>) -> Vec<String> {
-    sessions.into_iter().flat_map(Session::discard).collect()
 }

@@ -640,16 +640,7 @@ impl<'c> CaseLedger<'c> {
     /// case's other users: a crossing names both sides.
     fn as_user(&self, mut findings: Vec<Finding>, user: Option<&str>) -> Vec<Finding> {
         if self.of_users() {
-            let user = self.user_of(user);
-            let others: Vec<String> = (self.loaded.case.users.iter())
-                .filter(|other| *other != user)
-                .map(|other| shown_user(other))
-                .collect();
-            let who = format!(
-                "as user {}, beside user {}",
-                shown_user(user),
-                others.join(" and ")
-            );
+            let who = super::crossing::beside(self.user_of(user), &self.loaded.case.users);
             for finding in &mut findings {
                 finding.message = format!("{who}: {}", finding.message);
             }

@@ -7,16 +7,19 @@
 //! - [`CaseCall`] on a [`CaseLedger`]: a check case's calls and read-backs, in order;
 //! - [`Facts`]: a replayed step judged on the facts any correct backend shares (fuzz);
 //! - [`Race`]: what several clients of one store were told, and the store afterwards;
-//! - [`Crash`]: a write killed at one point of its work, and the store after a restart.
+//! - [`Crash`]: a write killed at one point of its work, and the store after a restart;
+//! - [`Crossing`]: a fact one user saw beside others that the same calls alone do not show.
 
 mod case;
 mod crash;
+mod crossing;
 mod drift;
 mod race;
 mod replayed;
 
 pub use case::{CaseCall, CaseLedger, shown_user};
 pub use crash::{Crash, Files, KillPoint, ReadAs};
+pub use crossing::Crossing;
 pub use race::Race;
 pub use replayed::{ReplayLedger, Replayed, Witness, folder_divergence};
 
@@ -45,6 +48,9 @@ pub enum Observation<'a, 'c> {
     /// A write killed at one point of its work, and the store a new process serves; graded by
     /// the crash lane's rules.
     Crash(Crash<'a>, &'a Spec),
+    /// A fact one user's call showed beside the other users of a store, which the same calls
+    /// as that user alone do not show; graded as a crossing (`users.isolated`).
+    Crossing(Crossing<'a>),
 }
 
 /// A replayed step for [`Observation::Facts`].
@@ -110,6 +116,7 @@ pub fn step(seen: Observation<'_, '_>) -> Result<Judgement, Fault> {
         Observation::Case(ledger, call) => ledger.observe(call),
         Observation::Race(race, spec) => Ok(Judgement::go(race::judge(race, spec))),
         Observation::Crash(crash, spec) => Ok(Judgement::go(crash::judge(crash, spec))),
+        Observation::Crossing(crossing) => Ok(Judgement::go(vec![crossing::judge(&crossing)])),
         Observation::Facts(step) => Ok(
             match facts::judge(
                 step.input,

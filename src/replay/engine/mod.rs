@@ -17,7 +17,7 @@ use super::verdict::StepVerdict;
 use super::{Answer, Replay, ReplayError, ReplayOptions, Step};
 use crate::backend::{BackendSpec, DEFAULT_STARTUP, Timeouts};
 use crate::events::{Event, Sink, Stage};
-use crate::exec::{Fault, Session};
+use crate::exec::{Fault, Sandbox, Session};
 use crate::judge::{self, Observation, ReplayLedger, Replayed, Witness};
 use crate::reference::Reference;
 use crate::spec::Spec;
@@ -68,24 +68,64 @@ pub fn replay_in(
     events: &dyn Sink,
     backend: &mut Session,
 ) -> Result<Replay, ReplayError> {
+    replay_users_in(
+        transcript,
+        options,
+        spec,
+        events,
+        std::slice::from_mut(backend),
+    )
+}
+
+/// One user's side of a replay: the reference that user's calls run on (each user's store is
+/// their own), both folders as far as they are compared, and the judge's ledger of that
+/// user's steps.
+struct Lane<'s> {
+    reference_box: Sandbox,
+    reference: Reference,
+    folders: Folders,
+    ledger: ReplayLedger<'s>,
+}
+
+/// [`replay_in`] for several users of one store (`fuzz --users`): `sessions` serve one user
+/// each on one sandbox, and each call is made on the session of its user
+/// ([`ToolCall::user`](crate::transcript::ToolCall)) and judged against that user's own
+/// reference. With one session, every call is made on it.
+pub fn replay_users_in(
+    transcript: Transcript,
+    options: &ReplayOptions,
+    spec: Option<&Spec>,
+    events: &dyn Sink,
+    sessions: &mut [Session],
+) -> Result<Replay, ReplayError> {
     let started = Instant::now();
-    let reference_box = scratch::seeded(options.seed.as_deref())?;
-    let reference = Reference::open_as(reference_box.memories(), options.revision)?;
     // A user's memories are wherever the backend's mapping puts them: read through its tool.
-    let on_folder = options.backend.runs_on_folder() && options.user.is_none();
-    backend.begin_case();
-    backend.watch_outside();
+    let on_folder = options.backend.runs_on_folder()
+        && options.user.is_none()
+        && sessions.iter().all(|session| session.user().is_none());
     let trusted = matches!(options.backend, BackendSpec::Reference(_));
-    let mut folders = Folders::new(backend.sandbox(), &reference_box, on_folder, !trusted);
+    let mut lanes = Vec::with_capacity(sessions.len());
+    for session in sessions.iter_mut() {
+        let reference_box = scratch::seeded(options.seed.as_deref())?;
+        let reference = Reference::open_as(reference_box.memories(), options.revision)?;
+        session.begin_case();
+        session.watch_outside();
+        let folders = Folders::new(session.sandbox(), &reference_box, on_folder, !trusted);
+        lanes.push(Lane {
+            reference_box,
+            reference,
+            folders,
+            // How the replay is graded, and what each side's store is as far as it differs
+            // from the reference's.
+            ledger: ReplayLedger::new(spec, options.check),
+        });
+    }
     let total = transcript.calls.len();
     let mut steps = Vec::with_capacity(total);
     events.event(Event::Started {
         stage: Stage::Steps,
         total,
     });
-    // How the replay is graded, and what each side's store is as far as it differs from the
-    // reference's.
-    let mut ledger = ReplayLedger::new(spec, options.check);
     // Whether the backend ever answered, and its first fault: a backend that breaks on every
     // call from the first never started, and the replay stops with one message.
     let mut answered = false;
@@ -108,6 +148,16 @@ pub fn replay_in(
             });
             continue;
         }
+        let lane = lane_of(call.user.as_deref(), sessions)?;
+        let (
+            backend,
+            Lane {
+                reference_box,
+                reference,
+                folders,
+                ledger,
+            },
+        ) = (&mut sessions[lane], &mut lanes[lane]);
         let call_started = Instant::now();
         let answer = match backend.call(&call.input) {
             Ok(result) => {
@@ -141,7 +191,7 @@ pub fn replay_in(
         } else {
             Change::Unknown
         };
-        let roots = (backend.sandbox(), &reference_box);
+        let roots = (backend.sandbox(), &*reference_box);
         let backend_before = folders.backend.clone();
         let (trees, tree_changed) =
             folders.after_step(index, roots, &reference_change, &backend_change);
@@ -197,7 +247,7 @@ pub fn replay_in(
             witness,
             breaches,
         };
-        let findings = judge::step(Observation::Replayed(&mut ledger, seen))
+        let findings = judge::step(Observation::Replayed(ledger, seen))
             .map_err(|fault| ReplayError::Harness(fault.to_string()))?
             .findings;
         let mut verdict = match &answer {
@@ -236,6 +286,22 @@ pub fn replay_in(
         steps,
         elapsed: started.elapsed(),
     })
+}
+
+/// The session (and lane) of the call made as `user`: the only one, when there is one.
+fn lane_of(user: Option<&str>, sessions: &[Session]) -> Result<usize, ReplayError> {
+    if sessions.len() <= 1 {
+        return Ok(0);
+    }
+    sessions
+        .iter()
+        .position(|session| session.user().is_some_and(|u| Some(u) == user))
+        .ok_or_else(|| {
+            ReplayError::Harness(format!(
+                "a call made as user {} has no session of that user",
+                user.map_or_else(|| "(none)".to_string(), judge::shown_user)
+            ))
+        })
 }
 
 /// The reason of a step whose `tool_use` has no `tool_result` in the transcript.

@@ -6,6 +6,8 @@
 //! `memspec check --cases` fails on that backend and passes on the reference. The two race
 //! backends break only with two clients on one (`--shared`) store.
 
+mod users;
+
 use std::path::Path;
 
 use serde_json::Value;
