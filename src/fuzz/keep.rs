@@ -62,7 +62,10 @@ pub fn keep(
         } = expected;
         // The rule a disagreement on the flag breaks (the command's semantic rule), as the
         // replay grades it; the finding's own rule at the step that showed it.
-        let rule = if index == located.call && located.found.differs() == Fact::Outcome {
+        let shows = index == located.call
+            && (located.found.differs() == Fact::Outcome
+                || located.found.rule == known::USERS_ISOLATED);
+        let rule = if shows {
             located.found.rule.clone()
         } else {
             expected.flag_rule()
@@ -165,9 +168,14 @@ pub fn keep(
 /// in too many honest answers.
 const FORBIDDEN_MIN: usize = 3;
 
+/// The shortest name worth forbidding: a store may list names without their folder's path, and
+/// the shrunk names are short (`n1`).
+const FORBIDDEN_NAME_MIN: usize = 2;
+
 /// What the other users' stores held when call `index` was made and its user's did not: their
-/// paths and lines (of at least [`FORBIDDEN_MIN`] characters) that the right answer (`right`)
-/// does not contain either. Seen in the answer, they are the other users' memories.
+/// paths, names (of at least [`FORBIDDEN_NAME_MIN`] characters) and lines (of at least
+/// [`FORBIDDEN_MIN`]) that neither the right answer (`right`) nor anything of the user's own
+/// contains. Seen in the answer, they are the other users' memories.
 fn others_only(run: &[Expected], owners: &[usize], index: usize, right: &str) -> Vec<String> {
     let user = owners.get(index).copied().unwrap_or(0);
     // Each user's store as of the call (the last call of theirs before it; the user's own after
@@ -182,10 +190,20 @@ fn others_only(run: &[Expected], owners: &[usize], index: usize, right: &str) ->
     }
     let words = |model: &Model| -> Vec<String> {
         let mut words: Vec<String> = Vec::new();
-        // Whole paths: a short name alone is in too many honest answers.
-        words.extend(model.files.keys().chain(model.dirs.iter()).cloned());
+        for path in model.files.keys().chain(model.dirs.iter()) {
+            words.push(path.clone());
+            words.extend(
+                (path.rsplit('/').next())
+                    .filter(|name| name.chars().count() >= FORBIDDEN_NAME_MIN)
+                    .map(String::from),
+            );
+        }
         for content in model.files.values() {
-            words.extend(lines_of(content).into_iter().map(|l| l.trim().to_string()));
+            words.extend(
+                (lines_of(content).into_iter())
+                    .map(|line| line.trim().to_string())
+                    .filter(|line| line.chars().count() >= FORBIDDEN_MIN),
+            );
         }
         words
     };
@@ -197,8 +215,7 @@ fn others_only(run: &[Expected], owners: &[usize], index: usize, right: &str) ->
     let mut theirs: Vec<String> = Vec::new();
     for (_, model) in stores.iter().filter(|(u, _)| *u != user) {
         for word in words(model) {
-            if word.chars().count() >= FORBIDDEN_MIN
-                && !mine.contains(&word)
+            if !mine.iter().any(|own| own.contains(&word))
                 && !right.contains(&word)
                 && !"/memories".contains(&word)
                 && !theirs.contains(&word)

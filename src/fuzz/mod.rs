@@ -27,7 +27,7 @@ use crate::backend::{BackendSpec, DEFAULT_STARTUP, Timeouts};
 use crate::events::{Event, Sink, Stage};
 use crate::exec::Fault;
 use crate::judge::model::Oracle;
-use crate::judge::{self, Crossing, Fact, Finding, Observation};
+use crate::judge::{Fact, Finding};
 use crate::race;
 use crate::rng::Rng;
 use crate::spec::{Revision, Spec};
@@ -361,15 +361,20 @@ fn sequence_once(
             *state.open.entry(why.clone()).or_insert(0) += 1;
         }
     }
-    let Some(first) = tried.found else {
-        return Ok(());
+    // Beside other users, a call answered otherwise than in its user's calls made alone is a
+    // crossing, whatever the reference says (a backend's own faults are the same in both).
+    let crossing = match users.is_empty() {
+        true => None,
+        false => users::crossing(run, &actions, &tried.answers, &users, true)?,
+    };
+    let (first, crossing) = match (crossing, tried.found) {
+        (Some(crossed), _) => (crossed, true),
+        (None, Some(found)) => (found, false),
+        (None, None) => return Ok(()),
     };
     let found_after = first.action + 1;
-    // Beside other users, a fact is a crossing when the same calls by its user alone do not
-    // show it; shrinking keeps it one.
-    let crossing = !users.is_empty() && users::crosses(run, &actions, &first, &users);
     // Shrinking replays on the same backend; its calls count toward the steps made, not the
-    // budget (a finding is always shrunk to the end).
+    // budget (a finding is always shrunk to the end). A crossing stays one.
     let mut trial = |candidate: &[Action]| -> Option<Located> {
         let tried = trial::run(
             candidate,
@@ -382,8 +387,12 @@ fn sequence_once(
         )
         .ok()?;
         run.counted(tried.calls);
-        let found = tried.found?;
-        (!crossing || users::crosses(run, candidate, &found, &users)).then_some(found)
+        match crossing {
+            true => users::crossing(run, candidate, &tried.answers, &users, false)
+                .ok()
+                .flatten(),
+            false => tried.found,
+        }
     };
     let (mut actions, mut shown, shrink_trials) = if run.options.shrink {
         shrink::shrink(actions, first, SHRINK, &mut trial)
@@ -392,20 +401,7 @@ fn sequence_once(
         actions.truncate(first.action + 1);
         (actions, first, 0)
     };
-    if crossing {
-        let user = users.get(actions[shown.action].user()).cloned();
-        let crossed = Crossing {
-            found: &shown.found,
-            user: user.as_deref().unwrap_or_default(),
-            others: &users,
-            spec: run.spec,
-        };
-        let judged = judge::step(Observation::Crossing(crossed))
-            .map_err(|fault| FuzzError::Harness(fault.to_string()))?;
-        if let Some(found) = judged.findings.into_iter().next() {
-            shown.found = found;
-        }
-    } else if !users.is_empty() {
+    if !crossing && !users.is_empty() {
         // The user's own fault (perhaps of that id only): kept as that user's steps alone.
         (actions, shown) = users::own_fault(run, &actions, shown, &users)?;
     }

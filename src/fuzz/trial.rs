@@ -9,6 +9,7 @@ use super::action::Action;
 use crate::backend::BackendSpec;
 use crate::exec::{self, Fault, Reset, Session};
 use crate::judge::Finding;
+use crate::judge::compare::Answer;
 use crate::judge::facts::Stores;
 use crate::judge::model::{Expected, Oracle};
 use crate::judge::{self, Facts, Next, Observation};
@@ -28,6 +29,9 @@ pub struct Trial {
     pub open: Option<String>,
     /// Time the backend took.
     pub backend_time: Duration,
+    /// The backend's answer to each call (`None`: not made), its sandbox's path written
+    /// `{base}`, so that two trials on two sandboxes can be compared.
+    pub answers: Vec<Option<Answer>>,
 }
 
 /// A finding and where it is.
@@ -115,8 +119,10 @@ pub fn run(
         user: None,
     };
     let transcript = transcript(actions, "fuzz", users);
+    let base;
     let replayed = if users.is_empty() {
         let mut session = reused(kept, backend, &options)?;
+        base = session.sandbox().base().to_path_buf();
         let replayed = replay::replay_in(
             transcript,
             &options,
@@ -142,10 +148,12 @@ pub fn run(
                         judge::shown_user(&user)
                     )),
                     backend_time: Duration::ZERO,
+                    answers: Vec::new(),
                 }),
                 (fault, _) => Err(FuzzError::NeverStarted(fault.to_string())),
             };
         }
+        base = sessions[0].sandbox().base().to_path_buf();
         let replayed = replay::replay_users_in(
             transcript,
             &options,
@@ -167,7 +175,22 @@ pub fn run(
         Some(expected) => expected,
         None => reference_run(actions, spec)?,
     };
-    judged(actions, &replayed.steps, &expected, spec)
+    let mut trial = judged(actions, &replayed.steps, &expected, spec)?;
+    let base = base.to_string_lossy();
+    trial.answers = replayed
+        .steps
+        .into_iter()
+        .map(|step| {
+            step.backend.map(|answer| match answer {
+                Answer::Result(mut result) => {
+                    result.text = result.text.replace(&*base, "{base}");
+                    Answer::Result(result)
+                }
+                other => other,
+            })
+        })
+        .collect();
+    Ok(trial)
 }
 
 /// The worker's session reset and reused when the backend can wipe its store, else a fresh one
@@ -210,6 +233,7 @@ fn judged(
         found: None,
         open: None,
         backend_time,
+        answers: Vec::new(),
     };
     let empty = crate::judge::model::Model::default();
     // Each user's store before the step, as that user's reference holds it.

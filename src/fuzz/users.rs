@@ -1,37 +1,50 @@
 //! `fuzz --users N`: sequences made by several users of one store, each step as one of them,
 //! with user ids chosen to break the mappings real stores get wrong, and what tells a crossing
-//! (a fact a user sees only beside the others) from that user's own fault.
+//! (a call a user's store answers otherwise beside the others than alone) from that user's own
+//! fault.
+
+use serde_json::Value;
 
 use super::action::Action;
 use super::trial::{self, Located};
-use super::{FuzzError, Run, shrink};
+use super::{FuzzError, Run};
+use crate::judge::compare::Answer;
+use crate::judge::{self, Crossing, Observation};
 
-/// Families of ids that naive mappings merge: one a prefix of the other (`LIKE 'u1%'`, a
-/// `SCAN MATCH u1*`, a key prefix without a separator), ids equal but for case (a
-/// case-insensitive collation), pattern characters (`_` and `%` in `LIKE`, `*` and `?` in a glob)
-/// and separators (`a:b` joined into `memtool:a:b:…`, `a/b` into a path). Each sequence uses one
-/// family, in turn, so that every run of a few sequences tries them all.
+/// Families of ids that naive mappings merge, a plain id first: one a prefix of the other
+/// (`LIKE 'u1%'`, a `SCAN MATCH u1*`, a key prefix without a separator), ids equal but for case
+/// (a case-insensitive collation), pattern characters (`_` and `%` in `LIKE`, `*`, `?` and `[ ]`
+/// in a glob) and separators (`a:b` joined into `memtool:a:b:…`, `a/b` into a path). Each
+/// sequence uses one family, in turn, so that every run of a few sequences tries them all.
 const FAMILIES: &[&[&str]] = &[
     &["u1", "u10", "u100", "u1000"],
     &["alice", "Alice", "ALICE", "aLiCe"],
-    &["a_c", "abc", "a%c", "a*c"],
+    &["abc", "a_c", "a%c", "a*c"],
     &["a", "a:b", "a/b", "a.b"],
-    &["x?", "xy", "x[y]", "x y"],
+    &["xy", "x?", "x[y]", "x y"],
 ];
 
 /// The most users a sequence can have (the size of a family).
 pub const MOST: usize = 4;
 
-/// The ids of the `count` users of sequence `index` (none below two users).
+/// The ids of the `count` users of sequence `index` (none below two users): the plain id of
+/// its family and others of the family, a different choice of them each round of families.
 pub fn ids(index: usize, count: usize) -> Vec<String> {
     if count < 2 {
         return Vec::new();
     }
-    FAMILIES[index % FAMILIES.len()]
-        .iter()
-        .take(count.min(MOST))
-        .map(|id| id.to_string())
-        .collect()
+    let family = FAMILIES[index % FAMILIES.len()];
+    let Some((plain, others)) = family.split_first() else {
+        return Vec::new();
+    };
+    let round = index / FAMILIES.len();
+    let mut ids = vec![plain.to_string()];
+    ids.extend(
+        (0..others.len())
+            .map(|i| others[(i + round) % others.len()].to_string())
+            .take(count.min(MOST) - 1),
+    );
+    ids
 }
 
 /// The steps of `actions` made as `user`, in order.
@@ -54,37 +67,85 @@ pub fn alone(actions: &[Action], user: usize) -> Vec<Action> {
         .collect()
 }
 
-/// Whether what `actions` showed at `found` beside the other `users` is a crossing: the same
-/// calls made as its user alone, on a new store, show no finding of its kind and rule.
-pub(super) fn crosses(
+/// The first call of `actions` that the backend answered otherwise beside the other `users`
+/// (`answers`, as the trial of `actions` gave them) than in its user's calls made alone on a new
+/// store, as a crossing; `None` when every call was answered alike. With `confirm`, the user's
+/// calls alone are made once more, and a backend that answers them otherwise each time (a
+/// timestamp, a random id) is judged to have no crossing there.
+pub(super) fn crossing(
     run: &Run<'_>,
     actions: &[Action],
-    found: &Located,
+    answers: &[Option<Answer>],
     users: &[String],
-) -> bool {
-    let user = actions.get(found.action).map_or(0, Action::user);
-    let Some(id) = users.get(user) else {
-        return false;
-    };
-    let own = alone(actions, user);
+    confirm: bool,
+) -> Result<Option<Located>, FuzzError> {
+    // Each call's action and user, and its input.
+    let calls: Vec<(usize, usize)> = actions
+        .iter()
+        .enumerate()
+        .flat_map(|(i, a)| std::iter::repeat_n((i, a.user()), a.len()))
+        .collect();
+    let inputs: Vec<Value> = actions.iter().flat_map(Action::calls).collect();
+    let mut alone: Vec<Option<Vec<Option<Answer>>>> = vec![None; users.len()];
+    let mut made = vec![0; users.len()];
+    for (call, &(action, user)) in calls.iter().enumerate() {
+        let (Some(id), Some(input)) = (users.get(user), inputs.get(call)) else {
+            continue;
+        };
+        // Its place among its user's calls.
+        let place = made[user];
+        made[user] += 1;
+        if alone[user].is_none() {
+            alone[user] = Some(alone_answers(run, actions, user, id)?);
+        }
+        let answered_alone = alone[user].as_ref().and_then(|a| a.get(place)).cloned();
+        let seen = Crossing {
+            input,
+            beside: answers.get(call).and_then(Option::as_ref),
+            alone: answered_alone.as_ref().and_then(Option::as_ref),
+            user: id,
+            users,
+            spec: run.spec,
+        };
+        let judged = judge::step(Observation::Crossing(seen))
+            .map_err(|fault| FuzzError::Harness(fault.to_string()))?;
+        let Some(found) = judged.findings.into_iter().next() else {
+            continue;
+        };
+        if confirm {
+            let again = alone_answers(run, actions, user, id)?;
+            if again.get(place).cloned() != answered_alone {
+                return Ok(None);
+            }
+        }
+        return Ok(Some(Located {
+            found,
+            action,
+            call,
+        }));
+    }
+    Ok(None)
+}
+
+/// The backend's answers to the calls of `actions` made as `user` (id `id`) alone, on a new
+/// store.
+fn alone_answers(
+    run: &Run<'_>,
+    actions: &[Action],
+    user: usize,
+    id: &str,
+) -> Result<Vec<Option<Answer>>, FuzzError> {
     let tried = trial::run(
-        &own,
+        &alone(actions, user),
         None,
         &run.options.backend,
         run.spec,
         run.options.timeout,
         &mut None,
-        std::slice::from_ref(id),
-    );
-    let Ok(tried) = tried else {
-        // Unsure: no crossing is claimed.
-        return false;
-    };
+        &[id.to_string()],
+    )?;
     run.counted(tried.calls);
-    let target = shrink::Target::of(found);
-    !tried
-        .found
-        .is_some_and(|alone| shrink::Target::of(&alone) == target)
+    Ok(tried.answers)
 }
 
 /// A user's own fault found beside other users, as that user's steps alone (which show it, in
@@ -129,6 +190,9 @@ mod tests {
     fn every_family_has_room_for_the_most_users() {
         assert!(FAMILIES.iter().all(|family| family.len() >= MOST));
         assert_eq!(ids(0, 2), ["u1", "u10"]);
+        // The next round of the same family pairs the plain id with the next of the others.
+        assert_eq!(ids(FAMILIES.len(), 2), ["u1", "u100"]);
+        assert_eq!(ids(2 + 2 * FAMILIES.len(), 2), ["abc", "a*c"]);
         assert_eq!(ids(7, 1), Vec::<String>::new());
         assert_eq!(ids(1, 9).len(), MOST);
     }

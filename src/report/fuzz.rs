@@ -8,6 +8,7 @@ use std::fmt::Write;
 use std::time::Duration;
 
 use super::{Report, plural};
+use crate::fuzz::action::Action;
 use crate::fuzz::keep::Confirmed;
 use crate::fuzz::{Discovery, FuzzReport};
 use crate::judge::Fact;
@@ -64,18 +65,31 @@ pub fn as_report(
             CaseResult {
                 outcome,
                 reason: (outcome == Outcome::Error).then(|| found.message.clone()),
-                findings: vec![found.clone().at(Some(divergence.at_step))],
+                // The finding's step is its call's place among the calls (a fill is many).
+                findings: vec![
+                    found.clone().at(Some(
+                        (divergence.actions.iter().take(divergence.at_step))
+                            .map(Action::len)
+                            .sum(),
+                    )),
+                ],
                 calls: divergence
                     .actions
                     .iter()
-                    .flat_map(crate::fuzz::action::Action::calls)
-                    .map(|input| CallRecord {
+                    .flat_map(|action| {
+                        let user = divergence.users.get(action.user()).cloned();
+                        action
+                            .calls()
+                            .into_iter()
+                            .map(move |input| (user.clone(), input))
+                    })
+                    .map(|(user, input)| CallRecord {
                         phase: Phase::Step,
                         input,
                         result: None,
                         error: None,
                         backend_time: Duration::ZERO,
-                        user: None,
+                        user,
                     })
                     .collect(),
                 notes: notes(divergence, confirmed.get(index).cloned().flatten()),
@@ -213,10 +227,12 @@ fn notes(divergence: &Discovery, confirmed: Option<Confirmed>) -> Vec<String> {
             "as a case: {} on the backend, {} on the reference{}",
             confirmed.backend.as_str(),
             confirmed.reference.as_str(),
-            if confirmed.reproduces() {
-                ""
-            } else {
-                " (the case's checks do not show it; the transcript does)"
+            match (confirmed.reproduces(), divergence.users.is_empty()) {
+                (true, _) => "",
+                (false, true) => " (the case's checks do not show it; the transcript does)",
+                // What differed beside the others may be no text a case can forbid (a listing
+                // that lost its `(empty)` line).
+                (false, false) => " (the case's checks do not show it; the rerun command does)",
             }
         ));
     }

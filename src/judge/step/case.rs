@@ -640,7 +640,7 @@ impl<'c> CaseLedger<'c> {
     /// case's other users: a crossing names both sides.
     fn as_user(&self, mut findings: Vec<Finding>, user: Option<&str>) -> Vec<Finding> {
         if self.of_users() {
-            let who = super::crossing::beside(self.user_of(user), &self.loaded.case.users);
+            let who = super::crossing::beside_users(self.user_of(user), &self.loaded.case.users);
             for finding in &mut findings {
                 finding.message = format!("{who}: {}", finding.message);
             }

@@ -1,54 +1,88 @@
-//! A fact one user's call showed beside the other users of a store that the same calls made by
-//! that user alone do not show (`fuzz --users`): the other users' memories or calls reached
-//! this user's, which is leaving this user's `/memories` (`users.isolated`).
+//! A user's call answered otherwise beside the other users of a store than the same calls made
+//! by that user alone on a new store (`fuzz --users`): the other users' memories or calls
+//! reached this user's, which is leaving this user's `/memories` (`users.isolated`). Judged on
+//! the backend's own answers, so that a backend's own faults (the same in both runs) neither
+//! hide a crossing nor pass for one.
+
+use serde_json::Value;
 
 use super::case::shown_user;
-use crate::judge::Finding;
+use crate::judge::compare::Answer;
+use crate::judge::{Check, Fact, Finding};
 use crate::spec::{Graded, Spec, known};
 
 /// What [`Observation::Crossing`](super::Observation::Crossing) says.
 pub struct Crossing<'a> {
-    /// The fact that differed, as judged beside the other users.
-    pub found: &'a Finding,
-    /// The user whose call showed it.
+    /// The tool input.
+    pub input: &'a Value,
+    /// The backend's answer beside the other users.
+    pub beside: Option<&'a Answer>,
+    /// Its answer to the same call in the same user's calls made alone, on a new store.
+    pub alone: Option<&'a Answer>,
+    /// The user who made it.
     pub user: &'a str,
-    /// The store's other users.
-    pub others: &'a [String],
+    /// The store's users.
+    pub users: &'a [String],
     /// The revision's rules.
     pub spec: &'a Spec,
 }
 
-/// The crossing, graded under `users.isolated` in the security lane, with the kind of fact, what
-/// was expected and what was seen as the fact's finding had them.
-pub(super) fn judge(crossing: &Crossing<'_>) -> Finding {
-    let Crossing {
-        found,
-        user,
-        others,
-        spec,
-    } = *crossing;
-    let graded = Graded::of(known::USERS_ISOLATED, spec);
-    let message = format!(
-        "{}: {}; the same calls made as user {} alone do not show it",
-        beside(user, others),
-        found.message,
-        shown_user(user)
-    );
-    Finding {
-        level: graded.level,
-        rule: graded.rule,
-        message,
-        follows: None,
-        cascade_of: None,
-        ..found.clone()
+/// A crossing when both runs answered and the answers differ, graded under `users.isolated` in
+/// the security lane, the answer alone as expected and the one beside the others as seen. A
+/// call that broke in either run is not compared (the break is its own finding).
+pub(super) fn judge(crossing: &Crossing<'_>) -> Option<Finding> {
+    let (Some(Answer::Result(beside)), Some(Answer::Result(alone))) =
+        (crossing.beside, crossing.alone)
+    else {
+        return None;
+    };
+    if beside == alone {
+        return None;
     }
-    .secure()
+    let command = crossing
+        .input
+        .get("command")
+        .and_then(Value::as_str)
+        .unwrap_or("?");
+    let (check, what) = if beside.is_error == alone.is_error {
+        (Check::Text, "answers otherwise than".to_string())
+    } else {
+        (
+            Check::IsError,
+            format!(
+                "is {} where it {}",
+                if beside.is_error {
+                    "an error"
+                } else {
+                    "a success"
+                },
+                if alone.is_error {
+                    "is an error"
+                } else {
+                    "succeeds"
+                },
+            ),
+        )
+    };
+    let graded = Graded::of(known::USERS_ISOLATED, crossing.spec);
+    let message = format!(
+        "{}: `{command}` {what} in the same calls made as user {} alone on a new store (expected: the answer alone)",
+        beside_users(crossing.user, crossing.users),
+        shown_user(crossing.user)
+    );
+    Some(
+        Finding::new(check, graded.level, graded.rule, message)
+            .expecting(alone.text.clone())
+            .actually(beside.text.clone())
+            .with_fact(Fact::Security)
+            .secure(),
+    )
 }
 
 /// `as user "u1", beside user "u10"`: who made a call in a store of many users, and who else
 /// uses the store.
-pub fn beside(user: &str, others: &[String]) -> String {
-    let others: Vec<String> = others
+pub fn beside_users(user: &str, users: &[String]) -> String {
+    let others: Vec<String> = users
         .iter()
         .filter(|other| *other != user)
         .map(|other| shown_user(other))
@@ -58,4 +92,55 @@ pub fn beside(user: &str, others: &[String]) -> String {
         shown_user(user),
         others.join(" and ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::protocol::ToolResult;
+    use crate::spec::{Level, Revision};
+
+    fn answer(text: &str, is_error: bool) -> Answer {
+        Answer::Result(ToolResult {
+            text: text.to_string(),
+            is_error,
+        })
+    }
+
+    #[test]
+    fn only_answers_that_differ_are_a_crossing() {
+        let spec = Spec::builtin(Revision::Ga2026).expect("spec");
+        let users = ["u1".to_string(), "u10".to_string()];
+        let input = json!({"command": "view", "path": "/memories/a"});
+        let judged = |beside: &Answer, alone: &Answer| {
+            judge(&Crossing {
+                input: &input,
+                beside: Some(beside),
+                alone: Some(alone),
+                user: "u1",
+                users: &users,
+                spec: &spec,
+            })
+        };
+        let same = answer("   1\tx", false);
+        assert_eq!(judged(&same, &same), None);
+        // A break is its own finding, never a crossing.
+        assert_eq!(judged(&Answer::Broke("hung".into()), &same), None);
+        let found = judged(&same, &answer("The path /memories/a does not exist.", true))
+            .expect("a crossing");
+        assert_eq!(found.rule, known::USERS_ISOLATED);
+        assert_eq!(found.level, Level::Must);
+        assert!(found.security);
+        assert_eq!(found.check, Check::IsError);
+        assert!(
+            found.message.starts_with(
+                r#"as user "u1", beside user "u10": `view` is a success where it is an error"#
+            ),
+            "{}",
+            found.message
+        );
+        assert_eq!(found.actual.as_deref(), Some("   1\tx"));
+    }
 }

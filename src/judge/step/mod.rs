@@ -8,7 +8,7 @@
 //! - [`Facts`]: a replayed step judged on the facts any correct backend shares (fuzz);
 //! - [`Race`]: what several clients of one store were told, and the store afterwards;
 //! - [`Crash`]: a write killed at one point of its work, and the store after a restart;
-//! - [`Crossing`]: a fact one user saw beside others that the same calls alone do not show.
+//! - [`Crossing`]: a user's call beside others, and the same call in that user's calls alone.
 
 mod case;
 mod crash;
@@ -48,8 +48,8 @@ pub enum Observation<'a, 'c> {
     /// A write killed at one point of its work, and the store a new process serves; graded by
     /// the crash lane's rules.
     Crash(Crash<'a>, &'a Spec),
-    /// A fact one user's call showed beside the other users of a store, which the same calls
-    /// as that user alone do not show; graded as a crossing (`users.isolated`).
+    /// A user's call beside the other users of a store and the same call in that user's calls
+    /// alone: a crossing (`users.isolated`) when they answered otherwise.
     Crossing(Crossing<'a>),
 }
 
@@ -116,7 +116,9 @@ pub fn step(seen: Observation<'_, '_>) -> Result<Judgement, Fault> {
         Observation::Case(ledger, call) => ledger.observe(call),
         Observation::Race(race, spec) => Ok(Judgement::go(race::judge(race, spec))),
         Observation::Crash(crash, spec) => Ok(Judgement::go(crash::judge(crash, spec))),
-        Observation::Crossing(crossing) => Ok(Judgement::go(vec![crossing::judge(&crossing)])),
+        Observation::Crossing(crossing) => Ok(Judgement::go(
+            crossing::judge(&crossing).into_iter().collect(),
+        )),
         Observation::Facts(step) => Ok(
             match facts::judge(
                 step.input,

@@ -112,6 +112,37 @@ fn each_naive_mapping_is_found_as_a_crossing_and_kept() {
     }
 }
 
+/// A folder per user joined from the id (`serve {memories}/{user}`): with three users of the
+/// separator family, the reset of user `a` empties the folder of user `a/b`, whose first create
+/// then fails where alone it succeeds.
+#[test]
+fn a_folder_joined_from_the_id_is_found() {
+    let store = tempfile::tempdir().expect("temp dir");
+    let joined = format!("{} serve {{memories}}/{{user}}", bin());
+    let run = memspec_in(
+        store.path(),
+        &[
+            "fuzz",
+            "--backend",
+            &joined,
+            "--users",
+            "3",
+            "--seed",
+            "1",
+            "--steps",
+            "60000",
+        ],
+    );
+    assert_eq!(run.code, 1, "{}", run.describe());
+    assert!(
+        run.stdout
+            .contains(r#"as user "a/b", beside user "a" and "a:b""#),
+        "{}",
+        run.stdout
+    );
+    assert!(shrunk_steps(&run.stdout) <= 6, "{}", run.stdout);
+}
+
 /// A correct per-user store and the reference, in process and served, keep their users apart:
 /// no finding, whatever the ids.
 #[test]
