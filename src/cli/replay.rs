@@ -168,6 +168,11 @@ pub(crate) struct RecordArgs {
     /// [default: a golden file's own revision, else ga-2026].
     #[arg(long, value_enum)]
     pub(crate) revision: Option<memspec::spec::Revision>,
+    /// Record the calls made for this user (a request's `metadata.user_id`), on a backend of
+    /// many users started as that user (`{user}`); needed when the inputs name several. The
+    /// golden file keeps the user, and its replays start the backend as that user.
+    #[arg(long)]
+    pub(crate) user: Option<String>,
 }
 
 /// The user whose calls are replayed: `--user`, or the one user the transcript names; the
@@ -339,9 +344,13 @@ pub(crate) fn record(args: &RecordArgs) -> ExitCode {
         return code;
     }
     let format = args.transcript_format;
-    let transcript = match memspec::transcript::read(&args.inputs, format) {
+    let mut transcript = match memspec::transcript::read(&args.inputs, format) {
         Ok(transcript) => transcript,
         Err(e) => return fail(EXIT_USAGE, &e),
+    };
+    let user = match pick_user(&mut transcript, args.user.as_deref(), &args.inputs) {
+        Ok(user) => user,
+        Err(message) => return fail(EXIT_USAGE, &message),
     };
     let revision = args.revision.unwrap_or_default();
     // `target` holds an embedded adapter's folder until the recording is over.
@@ -355,6 +364,7 @@ pub(crate) fn record(args: &RecordArgs) -> ExitCode {
         args.seed.as_deref(),
         target.timeouts.call,
         revision,
+        user.as_deref(),
     );
     let session = match recorded {
         Ok(session) => session,
@@ -363,8 +373,11 @@ pub(crate) fn record(args: &RecordArgs) -> ExitCode {
     if let Err(e) = memspec::transcript::session::write(&args.output, &session) {
         return fail(EXIT_INTERNAL, &e);
     }
+    let as_user = user.map_or_else(String::new, |user| {
+        format!(" as user {}", memspec::judge::shown_user(&user))
+    });
     say(&format!(
-        "recorded {} call(s) from {} to {} (under {revision})",
+        "recorded {} call(s){as_user} from {} to {} (under {revision})",
         session.steps.len(),
         session.header.backend,
         args.output.display()

@@ -34,13 +34,15 @@ pub enum RecordError {
 /// Runs every memory call of `transcript` against `backend` in a fresh (optionally seeded)
 /// folder and returns the session. The seed (a folder, a description or a golden file, see
 /// [`scratch::Seed::load`]) is kept in the header as its description, so that replays of the
-/// session start from the same store wherever they run.
+/// session start from the same store wherever they run; so is `user`, the user of a store of
+/// many users the calls are made as (a backend that takes a user is started as that user).
 pub fn record(
     transcript: &Transcript,
     backend: &BackendSpec,
     seed: Option<&Path>,
     timeout: Duration,
     revision: Revision,
+    user: Option<&str>,
 ) -> Result<Session, RecordError> {
     let timeouts = Timeouts {
         call: timeout,
@@ -48,7 +50,7 @@ pub fn record(
     };
     let seed = scratch::Named::load(seed)?;
     // The golden file keeps the seed itself: a replay of it plants it again.
-    let (mut running, _planted) = scratch::clean_session(backend, seed.as_ref(), timeouts, None)?;
+    let (mut running, _planted) = scratch::clean_session(backend, seed.as_ref(), timeouts, user)?;
     let mut steps = Vec::new();
     for (i, call) in transcript.memory_calls().enumerate() {
         match running.call(&call.input) {
@@ -70,6 +72,7 @@ pub fn record(
             created: session::now_rfc3339(),
             seed: seed.map(|s| Box::new(SessionSeed::Content(s.seed.to_value()))),
             revision: Some(revision),
+            user: user.map(str::to_string),
             amended: Vec::new(),
         },
         steps,

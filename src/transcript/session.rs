@@ -49,6 +49,10 @@ pub struct SessionHeader {
     /// existed have none): `replay --check` judges by it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revision: Option<Revision>,
+    /// The user of a store of many users the calls were made as (`record --user`): a replay
+    /// of the session starts a backend that takes a user as that user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
     /// Reviews that accepted another backend's answers into the session, oldest first: the
     /// steps named there no longer come from `backend`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -157,7 +161,7 @@ pub(crate) fn read(
             input: step.input,
             recorded: step.result,
             line: Some(n),
-            user: None,
+            user: header.user.clone(),
         });
     }
     Ok((header, calls))

@@ -69,3 +69,40 @@ fn one_users_calls_replay_on_a_backend_started_as_that_user() {
         );
     }
 }
+
+/// `record --user` keeps the user in the golden file's header; its replays pick that user
+/// without being told, and start the backend as that user.
+#[test]
+fn a_golden_file_keeps_its_user() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let golden = dir.path().join("ines.jsonl");
+    let golden_arg = golden.display().to_string();
+    let served = format!("{} serve {{memories}} --user {{user}}", bin());
+    let unpicked = run_command(memspec().args(["record", TWO_USERS, "-o", &golden_arg]));
+    assert_eq!(unpicked.code, 2, "{}", unpicked.describe());
+    assert!(!golden.exists());
+    let recorded = run_command(memspec().args([
+        "record",
+        TWO_USERS,
+        "-o",
+        &golden_arg,
+        "--user",
+        "ines",
+        "--backend",
+        &served,
+    ]));
+    assert_eq!(recorded.code, 0, "{}", recorded.describe());
+    let text = std::fs::read_to_string(&golden).expect("golden file");
+    let header: serde_json::Value =
+        serde_json::from_str(text.lines().next().unwrap_or_default()).expect("header");
+    assert_eq!(header["user"], "ines", "{text}");
+    assert_eq!(text.lines().count(), 2, "ines made one call: {text}");
+    let replayed =
+        run_command(memspec().args(["replay", &golden_arg, "--check", "-v", "--backend", &served]));
+    assert_eq!(replayed.code, 0, "{}", replayed.describe());
+    assert!(
+        replayed.stdout.contains("create /memories/suppliers.md"),
+        "{}",
+        replayed.describe()
+    );
+}
