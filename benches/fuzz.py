@@ -11,8 +11,8 @@ prints the median steps per second of each and the harness's share of the time (
 waiting for the backend's answers, from the report's own split).
 
 `finds` runs the fuzzer once, serially, against each broken key-value backend of
-tests/backends/kv (the race ones with two clients on a shared store) with a fixed seed and a 60 s
-budget, and prints the seconds until the divergence was found and shrunk, the steps it was shrunk
+tests/backends/kv (the race ones with two clients on a shared store) and each naive per-user
+mapping of tests/backends/users (with `--users 2`) with a fixed seed and a 60 s budget, and prints the seconds until the divergence was found and shrunk, the steps it was shrunk
 to and the kind of finding. Needs a release build (`cargo build --release`); `throughput` also
 needs the SDK helpers (`bash .ci/install-sdks`).
 """
@@ -27,7 +27,8 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MEMSPEC = os.path.join(ROOT, "target", "release", "memspec")
+# MEMSPEC_BIN: another build (a release build made in its own target directory, say).
+MEMSPEC = os.environ.get("MEMSPEC_BIN", os.path.join(ROOT, "target", "release", "memspec"))
 KV = os.path.join(ROOT, "tests", "backends", "kv")
 
 SIDES = {
@@ -46,6 +47,9 @@ SINGLE = [
     "trailing_dot", "rename_clobbers", "slash_kept",
 ]
 RACES = [("lost_update", "ga-2026"), ("double_create", "beta-2025")]
+# The naive per-user mappings of tests/backends/users, fuzzed as two users of one store.
+USERS = ["glob_scan", "like_ids", "folded_ids", "path_cache"]
+USERS_DIR = os.path.join(ROOT, "tests", "backends", "users")
 
 RATE = re.compile(r"([\d,]+) steps? in ([\d.]+) s \((\d+) steps/s; the backend's share (\d+)%\)")
 SHRUNK = re.compile(r"to (\d+) in \d+ replays|^  race \d+$", re.M)
@@ -90,9 +94,13 @@ def finds(seed):
     print("|---|---|---|---|")
     runs = [(name, [], "ga-2026") for name in SINGLE]
     runs += [(name, ["--clients", "2"], revision) for name, revision in RACES]
+    runs += [(name, ["--users", "2"], "ga-2026") for name in USERS]
     for name, extra, revision in runs:
-        shared = "--shared " if extra else ""
-        backend = f"python3 {KV}/{name}.py {shared}--revision {revision} {{memories}}"
+        if "--users" in extra:
+            backend = f"python3 {USERS_DIR}/{name}.py --shared --user {{user}} {{memories}}"
+        else:
+            shared = "--shared " if extra else ""
+            backend = f"python3 {KV}/{name}.py {shared}--revision {revision} {{memories}}"
         out, seconds = fuzz(
             ["--backend", backend, "--not-on-folder", "--revision", revision, "--seed", str(seed),
              "--time", "60", *extra],
