@@ -117,6 +117,11 @@ pub enum SetupCall {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(with = "Option<RuleId>")]
         rule: Option<String>,
+        /// Read only to refuse it (the lint says why): a call of one of many users is never
+        /// planted, since where that user's memories lie is the backend's choice.
+        #[serde(default, skip_serializing)]
+        #[schemars(skip)]
+        plant: Option<bool>,
     },
     /// `{"input": {"command": "create", ...}, "plant": true}`: a create whose file the case
     /// needs and does not test the making of (a folder of 1,500 files for a listing). On a
@@ -245,6 +250,15 @@ impl SetupCall {
             | SetupCall::Planted { input, .. }
             | SetupCall::Ruled { input, .. }
             | SetupCall::Plain(input) => input,
+        }
+    }
+
+    /// Whether it asks to be planted (`"plant": true`), whoever makes it.
+    pub fn asks_to_plant(&self) -> bool {
+        match self {
+            SetupCall::Planted { plant, .. } => *plant,
+            SetupCall::AsUser { plant, .. } => plant.is_some(),
+            SetupCall::Ruled { .. } | SetupCall::Plain(_) => false,
         }
     }
 

@@ -591,7 +591,7 @@ fn check_case(case: &Case, area: &str, spec: &Spec) -> Vec<String> {
 }
 
 /// What is wrong with a case's users: a user named that the case does not list, a case of
-/// many users with fixtures (whose paths no user's store has) or a restart.
+/// many users with fixtures or planted calls (whose paths no user's store has) or a restart.
 fn users_problems(case: &Case) -> Vec<String> {
     let mut problems = Vec::new();
     let named =
@@ -634,6 +634,14 @@ fn users_problems(case: &Case) -> Vec<String> {
     }
     if case.restart {
         problems.push("a case of many users is not a restart case".into());
+    }
+    for (i, call) in case.setup.iter().enumerate() {
+        if call.asks_to_plant() {
+            problems.push(format!(
+                "setup call {} of a case of many users is planted: where a user's memories lie is the backend's choice, so every setup call is made through the tool (drop `plant`)",
+                i + 1
+            ));
+        }
     }
     problems
 }

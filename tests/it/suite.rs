@@ -179,6 +179,33 @@ fn lint_accepts_a_planted_create_and_rejects_other_plants() {
     }
 }
 
+/// In a case of many users no setup call is planted, with a user or without: where a user's
+/// memories lie is the backend's choice.
+#[test]
+fn lint_rejects_plants_in_a_case_of_many_users() {
+    let users_case = |setup: &str| {
+        format!(
+            r#"{{"area": "users", "cases": [{{"id": "users.x", "title": "t", "rules": ["users.isolated"], "users": ["u1", "u2"], "setup": [{setup}], "steps": [{GOOD_STEP}]}}]}}"#
+        )
+    };
+    let create = r#"{"command": "create", "path": "/memories/a.txt", "file_text": "a"}"#;
+    let good = lint_one(&users_case(&format!(
+        r#"{{"input": {create}, "user": "u2"}}"#
+    )));
+    assert!(good.is_empty(), "{good:?}");
+    for setup in [
+        format!(r#"{{"input": {create}, "user": "u2", "plant": true}}"#),
+        format!(r#"{{"input": {create}, "plant": true}}"#),
+    ] {
+        let problems = lint_one(&users_case(&setup));
+        let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        assert!(
+            text.len() == 1 && text[0].contains("setup call 1 of a case of many users is planted"),
+            "{setup}: {text:#?}"
+        );
+    }
+}
+
 #[test]
 fn lint_names_the_file_of_a_malformed_case() {
     let problems = lint_one(r#"{"area": "create", "cases": [{"id": "create.x", "steps": []}]}"#);
