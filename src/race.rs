@@ -73,13 +73,6 @@ pub fn start_clients(
     Ok(sessions)
 }
 
-/// Ends every client (the store is removed with the last).
-pub fn discard(sessions: Vec<Session>) {
-    for session in sessions {
-        session.discard();
-    }
-}
-
 type Outcome = Result<(usize, Vec<Finding>, Vec<String>), RaceError>;
 
 /// Each client's calls, sent at once (after a barrier), in order within a client; the answers
@@ -352,11 +345,11 @@ pub fn check_results(
         match shares_store(&mut sessions, &mut rng) {
             Ok(Ok(())) => Ok(Ok(sessions)),
             Ok(Err(why)) => {
-                discard(sessions);
+                Session::discard_all(sessions);
                 Ok(Err(why))
             }
             Err(fault) => {
-                discard(sessions);
+                Session::discard_all(sessions);
                 Err(fault)
             }
         }
@@ -431,7 +424,7 @@ pub fn check_results(
         })
         .collect();
     if let Ok(Ok(sessions)) = sessions {
-        discard(sessions);
+        Session::discard_all(sessions);
     }
     results
 }

@@ -461,6 +461,12 @@ impl Session {
         }
     }
 
+    /// Ends every session of `sessions` (clients of one store, or of several): what could not
+    /// be removed from their sandboxes.
+    pub fn discard_all(sessions: Vec<Session>) -> Vec<String> {
+        sessions.into_iter().flat_map(Session::discard).collect()
+    }
+
     /// Ends the session: the process group is killed, then the sandbox removed. Returns what
     /// could not be removed, described as a finding's detail.
     pub fn discard(mut self) -> Vec<String> {

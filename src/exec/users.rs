@@ -48,8 +48,3 @@ pub fn refused(sessions: &[Session]) -> Option<String> {
     let refused = sessions.iter().find(|session| session.exited_unread())?;
     served.then(|| refused.user().unwrap_or_default().to_string())
 }
-
-/// Ends every session; what could not be removed from the sandbox.
-pub fn discard(sessions: Vec<Session>) -> Vec<String> {
-    sessions.into_iter().flat_map(Session::discard).collect()
-}

@@ -101,6 +101,16 @@ impl Action {
     }
 }
 
+/// For each tool call `actions` make, in order: the action (0-based) it belongs to and the user
+/// it is made as (a fill is many calls of one action).
+pub fn owners(actions: &[Action]) -> Vec<(usize, usize)> {
+    actions
+        .iter()
+        .enumerate()
+        .flat_map(|(i, action)| std::iter::repeat_n((i, action.user()), action.len()))
+        .collect()
+}
+
 /// The most characters of a text argument a step's description shows.
 pub const SHOWN_TEXT: usize = 40;
 

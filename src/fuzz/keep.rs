@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::FuzzError;
-use super::action::Action;
+use super::action::{Action, owners};
 use super::trial::{Located, reference_run};
-use crate::judge::Fact;
 use crate::judge::model::{Expected, Model, lines_of};
+use crate::judge::{Check, Fact};
 use crate::spec::{Spec, known};
 
 /// A kept divergence: the case file's text and the transcript's.
@@ -41,10 +41,7 @@ pub fn keep(
     let run = reference_run(actions, spec)?;
     let inputs: Vec<&Value> = run.iter().map(|step| &step.input).collect();
     // Whose each call is (0 in a store of one user).
-    let owners: Vec<usize> = actions
-        .iter()
-        .flat_map(|a| std::iter::repeat_n(a.user(), a.len()))
-        .collect();
+    let owners: Vec<usize> = owners(actions).into_iter().map(|(_, user)| user).collect();
     let many = users.len() > 1;
     let id = format!(
         "fuzz.{}{}-{:08x}",
@@ -62,9 +59,12 @@ pub fn keep(
         } = expected;
         // The rule a disagreement on the flag breaks (the command's semantic rule), as the
         // replay grades it; the finding's own rule at the step that showed it.
+        // A crossing seen in the flag is graded as the crossing there; one seen in the text
+        // leaves the flag to its command's rule.
         let shows = index == located.call
             && (located.found.differs() == Fact::Outcome
-                || located.found.rule == known::USERS_ISOLATED);
+                || (located.found.rule == known::USERS_ISOLATED
+                    && located.found.check == Check::IsError));
         let rule = if shows {
             located.found.rule.clone()
         } else {
@@ -91,7 +91,7 @@ pub fn keep(
             let user = owners.get(index).copied().unwrap_or(0);
             step["user"] = json!(users.get(user));
             if index == located.call && located.found.rule == known::USERS_ISOLATED {
-                let theirs = others_only(&run, &owners, index, &answer.result.text);
+                let theirs = others_only(&run, &owners, index, input, &answer.result.text);
                 if !theirs.is_empty() {
                     step["must_not_contain"] = json!(theirs);
                 }
@@ -174,9 +174,20 @@ const FORBIDDEN_NAME_MIN: usize = 2;
 
 /// What the other users' stores held when call `index` was made and its user's did not: their
 /// paths, names (of at least [`FORBIDDEN_NAME_MIN`] characters) and lines (of at least
-/// [`FORBIDDEN_MIN`]) that neither the right answer (`right`) nor anything of the user's own
-/// contains. Seen in the answer, they are the other users' memories.
-fn others_only(run: &[Expected], owners: &[usize], index: usize, right: &str) -> Vec<String> {
+/// [`FORBIDDEN_MIN`], not a number) that neither the right answer (`right`), nor the call's own
+/// arguments (`input`), nor anything of the user's own contains. Seen in the answer, they are the other users' memories.
+fn others_only(
+    run: &[Expected],
+    owners: &[usize],
+    index: usize,
+    input: &Value,
+    right: &str,
+) -> Vec<String> {
+    // The call's own arguments: an honest answer may quote any of them, in its own wording.
+    let asked: Vec<&str> = ["path", "old_path", "new_path", "old_str", "new_str"]
+        .iter()
+        .filter_map(|field| input.get(*field).and_then(Value::as_str))
+        .collect();
     let user = owners.get(index).copied().unwrap_or(0);
     // Each user's store as of the call (the last call of theirs before it; the user's own after
     // it, since what it wrote is theirs).
@@ -216,6 +227,9 @@ fn others_only(run: &[Expected], owners: &[usize], index: usize, right: &str) ->
     for (_, model) in stores.iter().filter(|(u, _)| *u != user) {
         for word in words(model) {
             if !mine.iter().any(|own| own.contains(&word))
+                && !asked.iter().any(|arg| arg.contains(&word))
+                // A number (a fill's lines) is in too many honest answers.
+                && !word.chars().all(|c| c.is_ascii_digit())
                 && !right.contains(&word)
                 && !"/memories".contains(&word)
                 && !theirs.contains(&word)

@@ -33,7 +33,7 @@ use crate::rng::Rng;
 use crate::spec::{Revision, Spec};
 use action::Action;
 use generate::Generator;
-use trial::Located;
+use trial::{Located, Store};
 
 /// How long a fuzz run goes on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,6 +116,8 @@ pub struct Discovery {
     pub shrink_trials: usize,
     /// The step (0-based, of the shrunk steps) that shows it.
     pub at_step: usize,
+    /// The call (0-based, of the shrunk steps' calls: a fill is many) that shows it.
+    pub at_call: usize,
     /// The kept case and transcript.
     #[serde(skip)]
     pub kept: Option<keep::Kept>,
@@ -343,14 +345,17 @@ fn sequence_once(
     let length = rng.between(LENGTHS.0, LENGTHS.1);
     let (actions, expected) = generator.sequence_of_users(&mut oracles, run.spec, length);
     drop(oracles);
+    let store = match users.is_empty() {
+        true => Store::One(kept),
+        false => Store::Users(&users),
+    };
     let tried = trial::run(
         &actions,
         Some(expected),
         &run.options.backend,
         run.spec,
         run.options.timeout,
-        kept,
-        &users,
+        store,
     )?;
     run.counted(tried.calls);
     {
@@ -365,7 +370,7 @@ fn sequence_once(
     // crossing, whatever the reference says (a backend's own faults are the same in both).
     let crossing = match users.is_empty() {
         true => None,
-        false => users::crossing(run, &actions, &tried.answers, &users, true)?,
+        false => users::crossing(run, &actions, &tried.answers, &users)?,
     };
     let (first, crossing) = match (crossing, tried.found) {
         (Some(crossed), _) => (crossed, true),
@@ -376,19 +381,22 @@ fn sequence_once(
     // Shrinking replays on the same backend; its calls count toward the steps made, not the
     // budget (a finding is always shrunk to the end). A crossing stays one.
     let mut trial = |candidate: &[Action]| -> Option<Located> {
+        let store = match users.is_empty() {
+            true => Store::One(kept),
+            false => Store::Users(&users),
+        };
         let tried = trial::run(
             candidate,
             None,
             &run.options.backend,
             run.spec,
             run.options.timeout,
-            kept,
-            &users,
+            store,
         )
         .ok()?;
         run.counted(tried.calls);
         match crossing {
-            true => users::crossing(run, candidate, &tried.answers, &users, false)
+            true => users::crossing(run, candidate, &tried.answers, &users)
                 .ok()
                 .flatten(),
             false => tried.found,
@@ -410,6 +418,7 @@ fn sequence_once(
         steps: actions.iter().map(|a| a.described_as(&users)).collect(),
         users,
         at_step: shown.action,
+        at_call: shown.call,
         found: shown.found,
         sequence: index,
         found_after,
@@ -438,7 +447,7 @@ fn race_once(run: &Run<'_>, index: usize) -> Result<(), FuzzError> {
             Err(fault) => return Err(FuzzError::NeverStarted(fault.to_string())),
         };
     let raced = race::run(race, &mut sessions, run.spec, &mut rng);
-    race::discard(sessions);
+    crate::exec::Session::discard_all(sessions);
     let raced = match raced {
         Ok(raced) => raced,
         Err(Fault::Harness(message)) => return Err(FuzzError::Harness(message)),
@@ -454,6 +463,7 @@ fn race_once(run: &Run<'_>, index: usize) -> Result<(), FuzzError> {
                 actions: Vec::new(),
                 shrink_trials: 0,
                 at_step: 0,
+                at_call: 0,
                 kept: None,
                 files: None,
                 not_kept: Some(race_rerun(race, run.options.clients)),
@@ -477,6 +487,7 @@ fn race_once(run: &Run<'_>, index: usize) -> Result<(), FuzzError> {
             actions: Vec::new(),
             shrink_trials: 0,
             at_step: 0,
+            at_call: 0,
             kept: None,
             files: None,
             not_kept: Some(race_rerun(race, run.options.clients)),

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use super::FuzzError;
-use super::action::Action;
+use super::action::{Action, owners};
 use crate::backend::BackendSpec;
 use crate::exec::{self, Fault, Reset, Session};
 use crate::judge::Finding;
@@ -48,16 +48,14 @@ pub struct Located {
 /// The transcript of a sequence: its tool inputs in order, as JSON Lines of bare inputs; in a
 /// store of several `users`, each call names the user its step is made as.
 pub fn transcript(actions: &[Action], source: &str, users: &[String]) -> Transcript {
-    let calls = actions
-        .iter()
-        .flat_map(|action| {
+    let calls = owners(actions)
+        .into_iter()
+        .zip(actions.iter().flat_map(Action::calls))
+        .map(|((_, user), input)| {
             let user = (users.len() > 1)
-                .then(|| users.get(action.user()).cloned())
+                .then(|| users.get(user).cloned())
                 .flatten();
-            action
-                .calls()
-                .into_iter()
-                .map(move |input| (user.clone(), input))
+            (user, input)
         })
         .enumerate()
         .map(|(i, (user, input))| ToolCall {
@@ -92,23 +90,38 @@ pub fn reference_run(actions: &[Action], spec: &Spec) -> Result<Vec<Expected>, F
     Ok(expected)
 }
 
+/// Whose store a trial runs on.
+pub enum Store<'a> {
+    /// The store of one user: the worker's session, reset and reused when the backend can wipe
+    /// its store (a Python backend's start-up costs more than a whole sequence), else replaced
+    /// by a fresh one.
+    One(&'a mut Option<Session>),
+    /// A new store shared by these users (the ids of [`Action::user`]), served once per user,
+    /// each step made on its user's process.
+    Users(&'a [String]),
+    /// A new store of these users, every user's memories forgotten (a store kept elsewhere, a
+    /// database or a server, holds what an earlier trial left), then the steps, all made as
+    /// `user`, on a fresh process of that user alone: what that user's calls give with no other
+    /// user at work.
+    Alone {
+        /// The store's users.
+        users: &'a [String],
+        /// The one who makes the calls (0-based).
+        user: usize,
+    },
+}
+
 /// Replays `actions` on `backend` and judges every step until the first finding or open point,
 /// against `expected` when the generator kept what the reference answered as it made the
-/// sequence (a shrunk candidate is run on a reference anew).
-///
-/// With no `users`, `kept` is the worker's session: reset and reused when the backend can wipe
-/// its store (a Python backend's start-up costs more than a whole sequence), else replaced by a
-/// fresh one. With `users` (the ids of [`Action::user`]), each trial gets a new store served
-/// once per user, each step made on its user's process; a backend that refuses an id at start
-/// makes the trial open, not a finding.
+/// sequence (a shrunk candidate is run on a reference anew), on `store`. A backend that
+/// refuses a user's id at start makes the trial open, not a finding.
 pub fn run(
     actions: &[Action],
     expected: Option<Vec<Expected>>,
     backend: &BackendSpec,
     spec: &Spec,
     timeout: Duration,
-    kept: &mut Option<Session>,
-    users: &[String],
+    store: Store<'_>,
 ) -> Result<Trial, FuzzError> {
     let options = ReplayOptions {
         backend: backend.clone(),
@@ -118,9 +131,14 @@ pub fn run(
         revision: spec.revision(),
         user: None,
     };
+    let (users, alone) = match &store {
+        Store::One(_) => (&[][..], None),
+        Store::Users(users) => (*users, None),
+        Store::Alone { users, user } => (*users, Some(*user)),
+    };
     let transcript = transcript(actions, "fuzz", users);
     let base;
-    let replayed = if users.is_empty() {
+    let replayed = if let Store::One(kept) = store {
         let mut session = reused(kept, backend, &options)?;
         base = session.sandbox().base().to_path_buf();
         let replayed = replay::replay_in(
@@ -137,7 +155,7 @@ pub fn run(
             .map_err(|fault| FuzzError::Harness(fault.to_string()))?;
         if let Err(fault) = exec::users::start(&mut sessions) {
             let refused = exec::users::refused(&sessions);
-            exec::users::discard(sessions);
+            Session::discard_all(sessions);
             return match (fault, refused) {
                 (Fault::Harness(message), _) => Err(FuzzError::Harness(message)),
                 (Fault::Backend(_), Some(user)) => Ok(Trial {
@@ -154,14 +172,26 @@ pub fn run(
             };
         }
         base = sessions[0].sandbox().base().to_path_buf();
+        // Alone: every process stopped once it forgot its user's memories; the one user's
+        // starts again, afresh, on its first call.
+        let mut serving = match alone {
+            Some(user) if user < sessions.len() => {
+                for session in &mut sessions {
+                    session.stop();
+                }
+                vec![sessions.remove(user)]
+            }
+            _ => std::mem::take(&mut sessions),
+        };
         let replayed = replay::replay_users_in(
             transcript,
             &options,
             Some(spec),
             &crate::events::Quiet,
-            &mut sessions,
+            &mut serving,
         );
-        exec::users::discard(sessions);
+        Session::discard_all(serving);
+        Session::discard_all(sessions);
         replayed
     };
     let replayed = match replayed {
@@ -221,12 +251,7 @@ fn judged(
     expected: &[Expected],
     spec: &Spec,
 ) -> Result<Trial, FuzzError> {
-    // Which action each call belongs to.
-    let owners: Vec<usize> = actions
-        .iter()
-        .enumerate()
-        .flat_map(|(i, a)| std::iter::repeat_n(i, a.len()))
-        .collect();
+    let owners = owners(actions);
     let backend_time = Duration::from_micros(steps.iter().map(|s| s.backend_micros).sum());
     let mut trial = Trial {
         calls: 0,
@@ -241,8 +266,7 @@ fn judged(
     let mut before = vec![&empty; users];
     for (index, (step, expected)) in steps.iter().zip(expected).enumerate() {
         trial.calls = index + 1;
-        let action = owners.get(index).copied().unwrap_or(0);
-        let user = actions.get(action).map_or(0, Action::user);
+        let (action, user) = owners.get(index).copied().unwrap_or((0, 0));
         let stores = Stores {
             before: before[user],
             after: &expected.model,

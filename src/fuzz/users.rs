@@ -5,8 +5,8 @@
 
 use serde_json::Value;
 
-use super::action::Action;
-use super::trial::{self, Located};
+use super::action::{Action, owners};
+use super::trial::{self, Located, Store};
 use super::{FuzzError, Run};
 use crate::judge::compare::Answer;
 use crate::judge::{self, Crossing, Observation};
@@ -56,53 +56,40 @@ pub fn own(actions: &[Action], user: usize) -> Vec<Action> {
         .collect()
 }
 
-/// The steps of `actions` made as `user`, in order, as the steps of a store's only user.
-pub fn alone(actions: &[Action], user: usize) -> Vec<Action> {
-    own(actions, user)
-        .iter()
-        .map(|action| Action::As {
-            user: 0,
-            action: Box::new(action.inner().clone()),
-        })
-        .collect()
-}
-
 /// The first call of `actions` that the backend answered otherwise beside the other `users`
-/// (`answers`, as the trial of `actions` gave them) than in its user's calls made alone on a new
-/// store, as a crossing; `None` when every call was answered alike. With `confirm`, the user's
-/// calls alone are made once more, and a backend that answers them otherwise each time (a
-/// timestamp, a random id) is judged to have no crossing there.
+/// (`answers`, as the trial of `actions` gave them) than in its user's calls made alone
+/// ([`Store::Alone`]), as a crossing; `None` when every call was answered alike. Once a call
+/// differs, its user's calls alone are made a second time, and a call answered otherwise in
+/// the two (a timestamp, a random id) is not compared: else a shrink could drift onto it.
 pub(super) fn crossing(
     run: &Run<'_>,
     actions: &[Action],
     answers: &[Option<Answer>],
     users: &[String],
-    confirm: bool,
 ) -> Result<Option<Located>, FuzzError> {
-    // Each call's action and user, and its input.
-    let calls: Vec<(usize, usize)> = actions
-        .iter()
-        .enumerate()
-        .flat_map(|(i, a)| std::iter::repeat_n((i, a.user()), a.len()))
-        .collect();
     let inputs: Vec<Value> = actions.iter().flat_map(Action::calls).collect();
+    // Per user: the answers alone, and (once needed) a second time.
     let mut alone: Vec<Option<Vec<Option<Answer>>>> = vec![None; users.len()];
+    let mut again: Vec<Option<Vec<Option<Answer>>>> = vec![None; users.len()];
     let mut made = vec![0; users.len()];
-    for (call, &(action, user)) in calls.iter().enumerate() {
-        let (Some(id), Some(input)) = (users.get(user), inputs.get(call)) else {
+    for (call, (action, user)) in owners(actions).into_iter().enumerate() {
+        let (Some(id), Some(input), Some(place)) =
+            (users.get(user), inputs.get(call), made.get_mut(user))
+        else {
             continue;
         };
         // Its place among its user's calls.
-        let place = made[user];
-        made[user] += 1;
-        if alone[user].is_none() {
-            alone[user] = Some(alone_answers(run, actions, user, id)?);
-        }
-        let answered_alone = alone[user].as_ref().and_then(|a| a.get(place)).cloned();
+        let here = *place;
+        *place += 1;
+        let first = match &mut alone[user] {
+            Some(first) => first,
+            slot => slot.insert(alone_answers(run, actions, users, user)?),
+        };
+        let answered_alone = first.get(here).cloned().flatten();
         let seen = Crossing {
             input,
             beside: answers.get(call).and_then(Option::as_ref),
-            alone: answered_alone.as_ref().and_then(Option::as_ref),
+            alone: answered_alone.as_ref(),
             user: id,
             users,
             spec: run.spec,
@@ -112,11 +99,12 @@ pub(super) fn crossing(
         let Some(found) = judged.findings.into_iter().next() else {
             continue;
         };
-        if confirm {
-            let again = alone_answers(run, actions, user, id)?;
-            if again.get(place).cloned() != answered_alone {
-                return Ok(None);
-            }
+        let second = match &mut again[user] {
+            Some(second) => second,
+            slot => slot.insert(alone_answers(run, actions, users, user)?),
+        };
+        if second.get(here).cloned().flatten() != answered_alone {
+            continue;
         }
         return Ok(Some(Located {
             found,
@@ -127,25 +115,31 @@ pub(super) fn crossing(
     Ok(None)
 }
 
-/// The backend's answers to the calls of `actions` made as `user` (id `id`) alone, on a new
-/// store.
+/// The backend's answers to the calls of `actions` made as `user` alone ([`Store::Alone`]);
+/// none when every one of them broke (that user's calls break alone as well, the trial's own
+/// finding).
 fn alone_answers(
     run: &Run<'_>,
     actions: &[Action],
+    users: &[String],
     user: usize,
-    id: &str,
 ) -> Result<Vec<Option<Answer>>, FuzzError> {
     let tried = trial::run(
-        &alone(actions, user),
+        &own(actions, user),
         None,
         &run.options.backend,
         run.spec,
         run.options.timeout,
-        &mut None,
-        &[id.to_string()],
-    )?;
-    run.counted(tried.calls);
-    Ok(tried.answers)
+        Store::Alone { users, user },
+    );
+    match tried {
+        Ok(tried) => {
+            run.counted(tried.calls);
+            Ok(tried.answers)
+        }
+        Err(FuzzError::NeverStarted(_)) => Ok(Vec::new()),
+        Err(e) => Err(e),
+    }
 }
 
 /// A user's own fault found beside other users, as that user's steps alone (which show it, in
@@ -157,25 +151,29 @@ pub(super) fn own_fault(
     users: &[String],
 ) -> Result<(Vec<Action>, Located), FuzzError> {
     let user = actions.get(shown.action).map_or(0, Action::user);
-    let id = users
-        .get(user)
-        .map(std::slice::from_ref)
-        .unwrap_or_default();
+    let own = own(actions, user);
     let tried = trial::run(
-        &alone(actions, user),
+        &own,
         None,
         &run.options.backend,
         run.spec,
         run.options.timeout,
-        &mut None,
-        id,
-    )?;
-    run.counted(tried.calls);
-    let Some(found) = tried.found else {
+        Store::Alone { users, user },
+    );
+    let found = match tried {
+        Ok(tried) => {
+            run.counted(tried.calls);
+            tried.found
+        }
+        // Every call of that user's breaks alone: kept as it was found.
+        Err(FuzzError::NeverStarted(_)) => None,
+        Err(e) => return Err(e),
+    };
+    let Some(found) = found else {
         // Shown beside the others only after all: kept as it was found.
         return Ok((actions.to_vec(), shown));
     };
-    let mut own = own(actions, user);
+    let mut own = own;
     own.truncate(found.action + 1);
     Ok((own, found))
 }
@@ -198,7 +196,7 @@ mod tests {
     }
 
     #[test]
-    fn alone_keeps_one_users_steps_as_the_only_user() {
+    fn own_keeps_one_users_steps() {
         let call = |path: &str| Action::Call(json!({"command": "view", "path": path}));
         let made = |user, path| Action::As {
             user,
@@ -210,8 +208,8 @@ mod tests {
             made(1, "/memories/c"),
         ];
         assert_eq!(
-            alone(&actions, 1),
-            [made(0, "/memories/b"), made(0, "/memories/c")]
+            own(&actions, 1),
+            [made(1, "/memories/b"), made(1, "/memories/c")]
         );
         assert_eq!(own(&actions, 0), [made(0, "/memories/a")]);
     }

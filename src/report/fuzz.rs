@@ -8,7 +8,6 @@ use std::fmt::Write;
 use std::time::Duration;
 
 use super::{Report, plural};
-use crate::fuzz::action::Action;
 use crate::fuzz::keep::Confirmed;
 use crate::fuzz::{Discovery, FuzzReport};
 use crate::judge::Fact;
@@ -66,13 +65,7 @@ pub fn as_report(
                 outcome,
                 reason: (outcome == Outcome::Error).then(|| found.message.clone()),
                 // The finding's step is its call's place among the calls (a fill is many).
-                findings: vec![
-                    found.clone().at(Some(
-                        (divergence.actions.iter().take(divergence.at_step))
-                            .map(Action::len)
-                            .sum(),
-                    )),
-                ],
+                findings: vec![found.clone().at(Some(divergence.at_call))],
                 calls: divergence
                     .actions
                     .iter()

@@ -268,8 +268,7 @@ fn by_fuzz(loaded: &Loaded, row: &Row) -> Grade {
         &spec_of(row),
         &loaded.spec,
         Duration::from_secs(10),
-        &mut kept,
-        &[],
+        memspec::fuzz::trial::Store::One(&mut kept),
     )
     .unwrap_or_else(|e| panic!("fuzz {}: {e}", row.case));
     if let Some(session) = kept {

@@ -57,7 +57,7 @@ pub(super) fn execute(
     // Every user's process works on the one sandbox: the first session's look covers them all.
     let breaches = sessions[0].check_sandbox().breaches;
     observe(ledger, CaseCall::Sandbox(breaches), result)?;
-    let left = users::discard(sessions);
+    let left = Session::discard_all(sessions);
     let seen = CaseCall::Tampered {
         found: &left,
         when: "after the case's steps",
@@ -77,7 +77,7 @@ fn refused_or(
     result: &mut CaseResult,
 ) -> Result<(), Fault> {
     let refused = refused.filter(|_| matches!(fault, Fault::Backend(_)));
-    let left = users::discard(sessions);
+    let left = Session::discard_all(sessions);
     let seen = CaseCall::Tampered {
         found: &left,
         when: "after the backend broke",

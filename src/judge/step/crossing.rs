@@ -27,8 +27,8 @@ pub struct Crossing<'a> {
     pub spec: &'a Spec,
 }
 
-/// A crossing when both runs answered and the answers differ, graded under `users.isolated` in
-/// the security lane, the answer alone as expected and the one beside the others as seen. A
+/// A crossing when both runs answered and the answers differ (in their flag, or in their lines
+/// taken in any order), graded under `users.isolated` in the security lane, the answer alone as expected and the one beside the others as seen. A
 /// call that broke in either run is not compared (the break is its own finding).
 pub(super) fn judge(crossing: &Crossing<'_>) -> Option<Finding> {
     let (Some(Answer::Result(beside)), Some(Answer::Result(alone))) =
@@ -36,7 +36,7 @@ pub(super) fn judge(crossing: &Crossing<'_>) -> Option<Finding> {
     else {
         return None;
     };
-    if beside == alone {
+    if beside.is_error == alone.is_error && same_lines(&beside.text, &alone.text) {
         return None;
     }
     let command = crossing
@@ -77,6 +77,22 @@ pub(super) fn judge(crossing: &Crossing<'_>) -> Option<Finding> {
             .with_fact(Fact::Security)
             .secure(),
     )
+}
+
+/// Whether two answers hold the same lines in any order: a listing's order is the backend's
+/// choice (`decide.listing-order`), and a store may order a user's entries by everything it
+/// holds (a hash, a `SCAN`, a table without `ORDER BY`). A file's lines carry their numbers,
+/// so a view whose lines moved still differs.
+fn same_lines(beside: &str, alone: &str) -> bool {
+    if beside == alone {
+        return true;
+    }
+    fn sorted(text: &str) -> Vec<&str> {
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.sort_unstable();
+        lines
+    }
+    sorted(beside) == sorted(alone)
 }
 
 /// `as user "u1", beside user "u10"`: who made a call in a store of many users, and who else
@@ -126,6 +142,11 @@ mod tests {
         };
         let same = answer("   1\tx", false);
         assert_eq!(judged(&same, &same), None);
+        // A listing in another order is the same listing.
+        let listing = |lines: &[&str]| answer(&lines.join("\n"), false);
+        let (a, b) = ("1.0K\t/memories/a", "2.0K\t/memories/b");
+        assert_eq!(judged(&listing(&["h", a, b]), &listing(&["h", b, a])), None);
+        assert!(judged(&listing(&["h", a, b]), &listing(&["h", a])).is_some());
         // A break is its own finding, never a crossing.
         assert_eq!(judged(&Answer::Broke("hung".into()), &same), None);
         let found = judged(&same, &answer("The path /memories/a does not exist.", true))

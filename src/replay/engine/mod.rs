@@ -99,6 +99,11 @@ pub fn replay_users_in(
     sessions: &mut [Session],
 ) -> Result<Replay, ReplayError> {
     let started = Instant::now();
+    if sessions.is_empty() {
+        return Err(ReplayError::Harness(
+            "a replay needs a session of the backend".to_string(),
+        ));
+    }
     // A user's memories are wherever the backend's mapping puts them: read through its tool.
     let on_folder = options.backend.runs_on_folder()
         && options.user.is_none()

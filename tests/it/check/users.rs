@@ -164,6 +164,23 @@ fn errors_in_words_without_the_flag_are_no_crossing() {
 }
 
 #[test]
+fn a_users_own_failed_rename_is_no_crossing() {
+    // Every rename refused (as langchain-anthropic's state-backed tool does): each user's file
+    // stays where that user left it, which is the rename's fault, never `users.isolated`.
+    let run = users(&script("no_rename.py"));
+    assert_eq!(run.code, 1, "{}", run.describe());
+    let rules: std::collections::BTreeSet<String> = run
+        .results()
+        .iter()
+        .flat_map(|r| r["findings"].as_array().cloned().unwrap_or_default())
+        .filter(|f| f["level"] == "MUST")
+        .filter_map(|f| f["rule"].as_str().map(str::to_string))
+        .collect();
+    assert!(rules.contains("rename.moves"), "{rules:?}");
+    assert!(!rules.contains("users.isolated"), "{}", run.describe());
+}
+
+#[test]
 fn a_crossing_is_one_security_root_cause_naming_both_users() {
     let run = run_command(memspec().args([
         "check",
