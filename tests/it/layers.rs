@@ -180,6 +180,7 @@ const DOOR: &[&str] = &[
     "Facts",
     "Race",
     "Crash",
+    "Crossing",
     "Files",
     "KillPoint",
     "ReadAs",
@@ -202,6 +203,8 @@ const DOOR: &[&str] = &[
     "witness::read_back",
     "witness::Seen",
     "witness::file_lines",
+    // How a user id is spelled in every message (the judge's, the report's, an engine's error).
+    "shown_user",
 ];
 
 /// What of the judge an engine still names besides [`DOOR`]: (engine, path below `judge`, why
