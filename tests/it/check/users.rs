@@ -27,6 +27,16 @@ fn failed(run: &Run) -> Vec<String> {
         .collect()
 }
 
+/// The rules of the run's MUST findings.
+fn must_rules(run: &Run) -> std::collections::BTreeSet<String> {
+    run.results()
+        .iter()
+        .flat_map(|r| r["findings"].as_array().cloned().unwrap_or_default())
+        .filter(|f| f["level"] == "MUST")
+        .filter_map(|f| f["rule"].as_str().map(str::to_string))
+        .collect()
+}
+
 /// The root causes of the human report: its lines after `root causes:` up to a blank one.
 fn root_causes(stdout: &str) -> Vec<String> {
     stdout
@@ -152,13 +162,7 @@ fn errors_in_words_without_the_flag_are_no_crossing() {
     // memory tool does): the flag's rule, never `users.isolated`.
     let run = users(&script("unflagged.py"));
     assert_eq!(run.code, 1, "{}", run.describe());
-    let rules: std::collections::BTreeSet<String> = run
-        .results()
-        .iter()
-        .flat_map(|r| r["findings"].as_array().cloned().unwrap_or_default())
-        .filter(|f| f["level"] == "MUST")
-        .filter_map(|f| f["rule"].as_str().map(str::to_string))
-        .collect();
+    let rules = must_rules(&run);
     assert!(rules.contains("errors.is-error-flag"), "{rules:?}");
     assert!(!rules.contains("users.isolated"), "{}", run.describe());
 }
@@ -169,13 +173,7 @@ fn a_users_own_failed_rename_is_no_crossing() {
     // stays where that user left it, which is the rename's fault, never `users.isolated`.
     let run = users(&script("no_rename.py"));
     assert_eq!(run.code, 1, "{}", run.describe());
-    let rules: std::collections::BTreeSet<String> = run
-        .results()
-        .iter()
-        .flat_map(|r| r["findings"].as_array().cloned().unwrap_or_default())
-        .filter(|f| f["level"] == "MUST")
-        .filter_map(|f| f["rule"].as_str().map(str::to_string))
-        .collect();
+    let rules = must_rules(&run);
     assert!(rules.contains("rename.moves"), "{rules:?}");
     assert!(!rules.contains("users.isolated"), "{}", run.describe());
 }
