@@ -267,15 +267,19 @@ class KVMemoryTool:
 
     # --- lookups ---------------------------------------------------------------------------
 
-    def _kind(self, path: Path) -> Optional[str]:
+    def _entry(self, path: Path) -> Optional[Entry]:
+        """What is at ``path``, read once: `view` takes no lock, so a second read could see the
+        store after another client's rename or delete (a file read as empty)."""
         if path.is_root:
-            return FOLDER
+            return (FOLDER, b"")
         entry = self.entries.get(path.canonical)
-        if entry is None:
-            return None
-        if entry[0] == FILE and path.trailing_slash:
+        if entry is not None and entry[0] == FILE and path.trailing_slash:
             return None  # `notes.txt/` names a folder that is not there (POSIX ENOTDIR)
-        return entry[0]
+        return entry
+
+    def _kind(self, path: Path) -> Optional[str]:
+        entry = self._entry(path)
+        return None if entry is None else entry[0]
 
     def _file(self, path: Path) -> Optional[str]:
         """The text of the file at ``path``, or None when it is not a file."""
@@ -315,14 +319,14 @@ class KVMemoryTool:
         """A file with line numbers, or a folder's listing two levels deep."""
         path = parse_path(tool_input.get("path"))
         view_range = tool_input.get("view_range")
-        kind = self._kind(path)
-        if kind is None:
+        entry = self._entry(path)
+        if entry is None:
             raise ToolError(f"The path {path.given} does not exist. Please provide a valid path.")
-        if kind == FOLDER:
+        if entry[0] == FOLDER:
             if view_range is not None:
                 raise ToolError("Error: The `view_range` parameter is not allowed when `path` points to a directory.")
             return self._listing(path)
-        text = self._file(path) or ""
+        text = _decode(entry[1])
         lines = split_lines(text)
         if len(lines) > MAX_LINES:
             raise ToolError(f"File {path.given} exceeds maximum line limit of {MAX_LINES:,} lines.")
