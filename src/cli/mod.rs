@@ -345,6 +345,10 @@ pub fn run() -> ExitCode {
             action: SpecAction::Schemas { write },
             ..
         } => check::schemas(write.as_deref()),
+        Command::Spec {
+            action: SpecAction::Strings { json },
+            ..
+        } => check::strings(json),
         Command::Replay(args) => replay(&args),
         Command::Record(args) => record(&args),
         Command::Fuzz(args) => run_fuzz(&args),

@@ -12,6 +12,7 @@ mod listing;
 mod manage;
 pub mod messages;
 pub mod path;
+pub mod strings;
 pub mod text;
 pub mod users;
 mod view;

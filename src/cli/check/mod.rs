@@ -28,6 +28,6 @@ pub(crate) use cases::{CasesAction, cases};
 pub(crate) use matrix::{MatrixArgs, matrix};
 pub(crate) use run::run_check;
 pub(crate) use signals::clean_up_on_signals;
-pub(crate) use spec::{SpecAction, coverage, schemas, spec_diff};
+pub(crate) use spec::{SpecAction, coverage, schemas, spec_diff, strings};
 
 pub(crate) use memspec::report::Format;

@@ -26,6 +26,14 @@ pub(crate) enum SpecAction {
         #[arg(long)]
         json: bool,
     },
+    /// Every string the reference answers, byte for byte, with the situation, the flag and the
+    /// rule of each (`{path}` and the like are echoed from the call): what a backend answers to
+    /// pass the SHOULD checks of the page's wording.
+    Strings {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// The JSON Schemas of the case files, the spec files and the JSON report, generated from
     /// memspec's types: list them, or write them with --write (`--write spec` in a clone).
     Schemas {
@@ -67,6 +75,26 @@ pub(crate) fn spec_diff(
         ExitCode::SUCCESS
     } else {
         ExitCode::from(EXIT_NOT_CONFORMANT)
+    }
+}
+
+/// `spec strings`: the reference's strings, as text or JSON.
+pub(crate) fn strings(json: bool) -> ExitCode {
+    let entries = memspec::reference::strings::catalogue();
+    let text = if json {
+        match serde_json::to_string_pretty(&entries) {
+            Ok(mut text) => {
+                text.push('\n');
+                text
+            }
+            Err(e) => return fail(crate::cli::EXIT_INTERNAL, &e),
+        }
+    } else {
+        memspec::reference::strings::render(&entries)
+    };
+    match print_out(&text) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => write_failed(&"the strings", &e),
     }
 }
 

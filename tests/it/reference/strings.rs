@@ -1149,3 +1149,93 @@ fn non_utf8_files_and_special_files_can_be_deleted_and_renamed() {
     );
     assert_eq!(std::fs::read_dir(&sb.mem).unwrap().count(), 0);
 }
+
+// ---- the catalogue ------------------------------------------------------------------------
+
+/// `memspec spec strings --json`, as an author of a backend runs it: every entry's text, with
+/// its placeholders filled, is what the reference answers in that situation, flag included.
+#[test]
+fn the_strings_catalogue_is_what_the_reference_answers() {
+    let out = crate::check::memspec()
+        .args(["spec", "strings", "--json"])
+        .output()
+        .expect("memspec runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let entries: Vec<serde_json::Value> =
+        serde_json::from_slice(&out.stdout).expect("the catalogue is JSON");
+    let text_of = |command: &str, when: &str| -> (String, bool) {
+        let entry = entries
+            .iter()
+            .find(|e| {
+                e["command"] == command && e["when"].as_str().is_some_and(|w| w.starts_with(when))
+            })
+            .unwrap_or_else(|| panic!("no {command} entry for {when:?}"));
+        (
+            entry["text"].as_str().unwrap_or_default().to_string(),
+            entry["is_error"].as_bool().unwrap_or_default(),
+        )
+    };
+    let sb = Sandbox::new();
+    sb.write("a.txt", "x\ny\n");
+    let checks = [
+        (
+            "create",
+            "success",
+            create("/memories/b.txt", "b"),
+            "/memories/b.txt",
+        ),
+        (
+            "create",
+            "the path exists",
+            create("/memories/a.txt", "c"),
+            "/memories/a.txt",
+        ),
+        (
+            "view",
+            "a path that does not exist",
+            view("/memories/no.txt"),
+            "/memories/no.txt",
+        ),
+        (
+            "str_replace",
+            "`old_str` does not occur",
+            str_replace("/memories/a.txt", "q", "r"),
+            "/memories/a.txt",
+        ),
+        (
+            "insert",
+            "the path does not exist",
+            insert("/memories/no.txt", 0, "t"),
+            "/memories/no.txt",
+        ),
+        (
+            "delete",
+            "the path does not exist",
+            delete("/memories/no.txt"),
+            "/memories/no.txt",
+        ),
+        (
+            "rename",
+            "`new_path` exists",
+            rename("/memories/b.txt", "/memories/a.txt"),
+            "/memories/a.txt",
+        ),
+    ];
+    for (command, when, input, path) in checks {
+        let (template, is_error) = text_of(command, when);
+        let want = template
+            .replace("{path}", path)
+            .replace("{new_path}", path)
+            .replace("{old_str}", "q");
+        let got = sb.call(&input);
+        assert_eq!(
+            (got.text.as_str(), got.is_error),
+            (want.as_str(), is_error),
+            "{command}: {when}"
+        );
+    }
+}
