@@ -29,11 +29,7 @@ pub fn check_step(
     {
         // What happened, in words: a reader of "is_error should be true" takes it for a missing
         // flag, where the backend may have done what it must refuse.
-        let words_refuse = reads_as_refusal(&answer.text)
-            || step
-                .text
-                .as_ref()
-                .is_some_and(|text| matcher::matches(text, &answer.text).unwrap_or(false));
+        let words_refuse = refuses_in_words(step, answer);
         let what = match (expected, words_refuse) {
             (true, true) => "an error in words, without the flag",
             (true, false) => "accepted a call the spec refuses",
@@ -159,7 +155,20 @@ fn matcher_fault(error: impl std::fmt::Display) -> Fault {
 /// Whether an answer's first line reads as a refusal, in the page's words or another
 /// implementation's (`Path traversal not allowed`, `File not found`, `Invalid path`): an answer
 /// without the flag that says so is a refusal missing its flag, not an accepted call.
-fn reads_as_refusal(text: &str) -> bool {
+/// Whether `answer` refuses in its words: the step's own expected text (an error the spec
+/// words), or an opening that reads as a refusal. An answer flagged as a success that refuses
+/// in words is a refusal with its flag missing, not the success the flag claims.
+pub fn refuses_in_words(step: &Step, answer: &ToolResult) -> bool {
+    reads_as_refusal(&answer.text)
+        || step
+            .text
+            .as_ref()
+            .is_some_and(|text| matcher::matches(text, &answer.text).unwrap_or(false))
+}
+
+/// Whether an answer's words refuse (an opening that says error, not allowed, invalid, …, or
+/// a string of the spec's errors), whatever its flag.
+pub(crate) fn reads_as_refusal(text: &str) -> bool {
     if witness::says_absent(text) || super::rules::reads_like_spec_error(text) {
         return true;
     }

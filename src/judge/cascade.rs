@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::grade::{CaseResult, Outcome};
+use super::grade::{CaseResult, Outcome, Phase};
 use super::{Cause, Check, Finding, Harm};
 use crate::spec::Level;
 use crate::spec::RuleId;
@@ -160,10 +160,61 @@ pub struct RootCause {
     pub security: bool,
 }
 
+/// From this many calls on, a backend that answered every one with an error has one cause.
+pub const REFUSES_EVERYTHING_CALLS: usize = 10;
+
+/// When the backend answered every call of `results` with an error (at least
+/// [`REFUSES_EVERYTHING_CALLS`] of them, read-backs aside): what the first one said.
+pub fn refuses_everything(results: &[CaseResult]) -> Option<&str> {
+    let mut answers = results
+        .iter()
+        .flat_map(|r| &r.calls)
+        .filter(|c| c.phase != Phase::Witness)
+        .filter_map(|c| c.result.as_ref())
+        .peekable();
+    let first = answers.peek().map(|answer| answer.text.as_str())?;
+    let (mut calls, mut refused) = (0, 0);
+    for answer in answers {
+        calls += 1;
+        refused += usize::from(answer.is_error);
+    }
+    (calls >= REFUSES_EVERYTHING_CALLS && refused == calls).then_some(first)
+}
+
 /// The root causes of a run, worst first: by harm (an escape, then lost memories, then wrong
 /// content, flags and wording), MUST before SHOULD, then by cases, then by rule.
-/// INFO differences (decisions) are no cause of anything.
+/// INFO differences (decisions) are no cause of anything. A backend that refused every call
+/// has one root: the worst, saying so with the first answer, and every other finding follows
+/// from it (each rule its refusals break is the same fault).
 pub fn root_causes(results: &[CaseResult]) -> Vec<RootCause> {
+    let mut causes = causes_by_rule(results);
+    if let Some(first) = refuses_everything(results)
+        && !causes.is_empty()
+    {
+        let mut root = causes.remove(0);
+        for other in causes.drain(..) {
+            root.consequences += other.findings + other.consequences;
+        }
+        root.cases = results
+            .iter()
+            .filter(|r| r.outcome != Outcome::Skip && r.baselined.is_none())
+            .filter(|r| r.findings.iter().any(|f| f.level != Level::Info))
+            .count();
+        let first = first.lines().next().unwrap_or_default();
+        let cut: String = first.chars().take(FIRST_ANSWER_CHARS).collect();
+        root.message = format!(
+            "every call was answered with an error, the first: {cut}{}",
+            if cut.len() < first.len() { "…" } else { "" }
+        );
+        causes.push(root);
+    }
+    causes
+}
+
+/// How much of the first answer a backend that refused everything is quoted by.
+const FIRST_ANSWER_CHARS: usize = 200;
+
+fn causes_by_rule(results: &[CaseResult]) -> Vec<RootCause> {
     let mut by_rule: BTreeMap<String, RootCause> = BTreeMap::new();
     for result in results {
         if result.outcome == Outcome::Skip || result.baselined.is_some() {

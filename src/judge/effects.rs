@@ -32,6 +32,10 @@ pub struct Before {
     /// with the path it had before the steps (a successful rename carries it along, a
     /// successful delete ends it).
     moved: BTreeMap<String, String>,
+    /// The steps that changed nothing because the backend refused a call the spec accepts:
+    /// the paths each names, with that fault. What an effect on those paths shows follows
+    /// from it (a refused folder rename explains both the old and the new path).
+    refused: Vec<(Vec<String>, super::Cause)>,
 }
 
 /// Whether `path` is `root` or below it.
@@ -146,7 +150,23 @@ impl Before {
             renamed,
             created: BTreeMap::new(),
             faulty: BTreeMap::new(),
+            refused: Vec::new(),
         }
+    }
+
+    /// Notes that a step refused a call the spec accepts (`cause`, the wrong flag): the
+    /// store should have changed at the paths `input` names, and did not.
+    pub fn refused(&mut self, input: &Value, cause: super::Cause) {
+        self.refused.push((named_paths([input]), cause));
+    }
+
+    /// The first refusal (see [`Before::refused`]) of a step that names `path` or a path
+    /// above or below it.
+    fn refusal_at(&self, path: &str) -> Option<&super::Cause> {
+        self.refused
+            .iter()
+            .find(|(paths, _)| paths.iter().any(|named| related(named, path)))
+            .map(|(_, cause)| cause)
     }
 
     /// Notes that the `create` of step `step` wrote other bytes to `path` than it was given.
@@ -291,6 +311,13 @@ pub fn judge(
                     step: Some(step),
                 });
             }
+            // What a refused write was to change is unchanged: that refusal's consequence.
+            if check == Check::Effect
+                && finding.follows.is_none()
+                && let Some(cause) = before.refusal_at(&effect.path)
+            {
+                finding.follows = Some(cause.clone());
+            }
             findings.push(finding);
         }
     }
@@ -325,6 +352,17 @@ pub fn seen_finding(
         Seen::Holds => None,
         Seen::Differs(found) | Seen::Missing(found) => {
             Some(fact_finding(check, graded, message, expect, found))
+        }
+        // The bytes are right and the view shows them wrong: the reader's fault, whichever
+        // step's effect it was read for.
+        Seen::ViewWrong(found) => {
+            let view = Graded {
+                rule: known::VIEW_FILE_CONTENT,
+                level: Level::Must,
+            };
+            let mut finding = fact_finding(check, &view, message, expect, found);
+            finding.check = Check::Lines;
+            Some(finding)
         }
         Seen::Unverified(why) => {
             let mut finding = fact_finding(check, graded, message, expect, why.clone());
@@ -387,14 +425,65 @@ pub fn large_write(input: &Value) -> bool {
         .any(|text| text.len() >= LARGE_WRITE)
 }
 
+/// Paths longer than this many bytes a backend may refuse: a key column of `VARCHAR(255)`, a
+/// document id or an object key of a store with such a limit (`decide.limits`). The reference
+/// takes paths of up to 4,096 bytes, names of up to 255.
+const LONG_PATH: usize = 255;
+
+/// The limit a write goes beyond, which a backend may refuse with an error and an unchanged
+/// store (`decide.limits`), as the choice's name: a text of [`LARGE_WRITE`] bytes or more, or a
+/// path it makes longer than [`LONG_PATH`] bytes.
+pub fn beyond_limit(input: &Value) -> Option<&'static str> {
+    if large_write(input) {
+        return Some("refuses large writes");
+    }
+    let field = |name: &str| input.get(name).and_then(Value::as_str);
+    let made = match field("command") {
+        Some("create" | "str_replace" | "insert") => field("path"),
+        Some("rename") => field("new_path"),
+        _ => None,
+    };
+    made.is_some_and(|path| path.len() > LONG_PATH)
+        .then_some("refuses long paths")
+}
+
+/// The memory paths `steps` name (`path`, `old_path`, `new_path`), each without a trailing
+/// slash.
+pub fn named_paths<'a>(steps: impl IntoIterator<Item = &'a Value>) -> Vec<String> {
+    steps
+        .into_iter()
+        .flat_map(|input| ["path", "old_path", "new_path"].map(|name| input.get(name)))
+        .filter_map(|path| path.and_then(Value::as_str))
+        .map(|path| path.trim_end_matches('/').to_string())
+        .collect()
+}
+
+/// Whether `a` and `b` are one path or one is below the other: what is at one can change what
+/// is at the other.
+pub fn related(a: &str, b: &str) -> bool {
+    let (a, b) = (a.trim_end_matches('/'), b.trim_end_matches('/'));
+    below(a, b) || below(b, a)
+}
+
 /// A call in a few words: its command, path and the size of what it writes.
 pub fn described(input: &Value) -> String {
     let field = |name: &str| input.get(name).and_then(Value::as_str);
+    // A long path is named by its start and its length: the length is what matters.
+    let shown = |path: &str| {
+        if path.len() <= 60 {
+            return path.to_string();
+        }
+        let start: String = path.chars().take(40).collect();
+        format!("{start}… (a path of {} bytes)", path.len())
+    };
     let mut out = format!(
         "{} {}",
         field("command").unwrap_or("?"),
-        field("path").or(field("old_path")).unwrap_or("")
+        shown(field("path").or(field("old_path")).unwrap_or(""))
     );
+    if let Some(new) = field("new_path") {
+        let _ = write!(out, " to {}", shown(new));
+    }
     if let Some(text) = field("file_text")
         .or(field("insert_text"))
         .or(field("new_str"))

@@ -178,7 +178,9 @@ fn whole(path: &str, content: &str, text: &str) -> Judged {
     match witness::judge(path, &expect, &actual) {
         witness::Seen::Holds => Judged::Same,
         witness::Seen::Unverified(why) => Judged::Open(why),
-        witness::Seen::Differs(how) | witness::Seen::Missing(how) => {
+        witness::Seen::Differs(how)
+        | witness::Seen::Missing(how)
+        | witness::Seen::ViewWrong(how) => {
             // Line endings are a decision (decide.crlf): a difference only in `\r` is open.
             let plain = content.replace('\r', "");
             let plain_text = text.replace('\r', "");

@@ -545,6 +545,13 @@ fn summary(out: &mut String, report: &Report) {
     for note in &report.notes {
         let _ = writeln!(out, "note: {note}");
     }
+    let (probes, unverified) = report.probes();
+    if probes > 0 || unverified > 0 {
+        let _ = writeln!(
+            out,
+            "byte probes: {probes} (a str_replace of a file's expected text onto itself, where its view cannot show the bytes or shows other lines); effects left unverified: {unverified}"
+        );
+    }
     // Start-up time is per case, so with parallel workers its sum can exceed the whole run.
     let summed = if report.workers > 1 {
         format!(" (summed over {} workers)", report.workers)

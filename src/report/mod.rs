@@ -15,11 +15,8 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::judge::grade::{CaseResult, Outcome, Phase};
+use crate::judge::grade::{CaseResult, Outcome};
 use crate::spec::{Revision, Spec};
-
-/// The fewest calls after which a backend that refused every one is said to refuse everything.
-pub const REFUSES_EVERYTHING_CALLS: usize = 10;
 
 /// A format a report is written in: every command writes every one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, Serialize)]
@@ -250,24 +247,32 @@ impl Report {
         (broke.len(), first)
     }
 
-    /// When the backend answered every call of the run with an error (at least
-    /// [`REFUSES_EVERYTHING_CALLS`] of them): what the first one said. Such a backend has one
-    /// cause, whatever rules its refusals break one by one.
+    /// When the backend answered every call of the run with an error: what the first one said
+    /// ([`crate::judge::cascade::refuses_everything`]).
     pub fn refuses_everything(&self) -> Option<&str> {
-        let mut answers = self
+        crate::judge::cascade::refuses_everything(&self.results)
+    }
+
+    /// The byte probes made (a witness's `str_replace` of a file's expected text onto
+    /// itself, see [`crate::judge::witness::read_back`]), and the effects left unverified
+    /// (INFO findings that say so).
+    pub fn probes(&self) -> (usize, usize) {
+        let probes = self
             .results
             .iter()
             .flat_map(|r| &r.calls)
-            .filter(|c| c.phase != Phase::Witness)
-            .filter_map(|c| c.result.as_ref())
-            .peekable();
-        let first = answers.peek().map(|answer| answer.text.as_str())?;
-        let (mut calls, mut refused) = (0, 0);
-        for answer in answers {
-            calls += 1;
-            refused += usize::from(answer.is_error);
-        }
-        (calls >= REFUSES_EVERYTHING_CALLS && refused == calls).then_some(first)
+            .filter(|c| c.phase == crate::judge::grade::Phase::Witness)
+            .filter(|c| {
+                c.input.get("command").and_then(serde_json::Value::as_str) == Some("str_replace")
+            })
+            .count();
+        let unverified = self
+            .results
+            .iter()
+            .flat_map(|r| &r.findings)
+            .filter(|f| f.message.starts_with("unverified: "))
+            .count();
+        (probes, unverified)
     }
 
     /// The rules that every selected case naming them skipped (`--not-on-folder`): the run

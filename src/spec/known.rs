@@ -92,6 +92,8 @@ pub const MALFORMED_INPUT: RuleId = RuleId::known("decide.malformed-input");
 pub const LONG_VIEWS: RuleId = RuleId::known("decide.long-views");
 /// A view of a PNG or JPEG file: an image block.
 pub const IMAGE_VIEW: RuleId = RuleId::known("decide.image-view");
+/// A write beyond a limit (a long path, a large text) refused cleanly.
+pub const LIMITS: RuleId = RuleId::known("decide.limits");
 
 // ---- Rules replay names for a difference from the reference's answer.
 

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::exec::{Fault, Sandbox, Session};
 use crate::judge::disk;
 use crate::judge::grade::{CallRecord, CaseResult, Phase};
-use crate::judge::witness::{self, Seen};
+use crate::judge::witness::{self, Probing, Seen};
 use crate::judge::{self, CaseCall, CaseLedger, Next, Observation};
 use crate::protocol::ToolResult;
 use crate::suite::case::EffectKind;
@@ -56,7 +56,8 @@ fn as_user<'s>(sessions: &'s mut [Session], user: Option<&str>) -> Result<&'s mu
 }
 
 /// Makes the case's calls and reads back what the judge asks for, telling the judge each thing
-/// it saw; stops where the judge says the rest cannot be checked. `sessions` holds one session,
+/// it saw (`probes`: the store is no folder, so bytes its view hides are probed, see
+/// [`witness::Probing`]); stops where the judge says the rest cannot be checked. `sessions` holds one session,
 /// or one per user of a case of many users (each call is made as its user; with `together`,
 /// the users' steps at once).
 pub(super) fn run_calls(
@@ -64,6 +65,7 @@ pub(super) fn run_calls(
     ledger: &mut CaseLedger<'_>,
     sessions: &mut [Session],
     on_folder: bool,
+    probes: bool,
     budget: &Budget,
     result: &mut CaseResult,
 ) -> Result<(), Fault> {
@@ -81,7 +83,7 @@ pub(super) fn run_calls(
     if matches!(steps, Next::Stop) {
         return Ok(());
     }
-    read_effects(ledger, sessions, result)
+    read_effects(ledger, sessions, probes, result)
 }
 
 /// The setup calls, and the files they made read back; [`Next::Stop`] when the rest of the case
@@ -121,7 +123,14 @@ fn run_setup(
     for (index, path, expect) in ledger.setup_reads() {
         let user = loaded.case.setup.get(index).and_then(|call| call.user());
         let session = as_user(sessions, user)?;
-        let seen = witness_of(session, on_folder, &path, &expect, result)?;
+        let seen = witness_of(
+            session,
+            on_folder,
+            before_steps(loaded),
+            &path,
+            &expect,
+            result,
+        )?;
         let call = CaseCall::SetupFile {
             index,
             path: &path,
@@ -168,9 +177,16 @@ fn run_steps(
             changed,
         };
         match observe(ledger, seen, result)? {
-            Next::Stop => return Ok(Next::Stop),
+            next @ (Next::Stop | Next::Effects) => return Ok(next),
             Next::ReadBack { path, expect } => {
-                let seen = witness_of(session, on_folder, &path, &expect, result)?;
+                let seen = witness_of(
+                    session,
+                    on_folder,
+                    before_steps(loaded),
+                    &path,
+                    &expect,
+                    result,
+                )?;
                 let created = CaseCall::Created {
                     index: i,
                     path: &path,
@@ -279,19 +295,39 @@ fn run_steps_together(
 fn read_effects(
     ledger: &mut CaseLedger<'_>,
     sessions: &mut [Session],
+    probes: bool,
     result: &mut CaseResult,
 ) -> Result<(), Fault> {
     // On a folder the disk is the effects' witness (the backend's `view` is judged as a view by
     // the cases that view, not a second time here); any other store, and any store after a
-    // restart, is asked with its own `view`.
+    // restart, is asked with its own `view`. Bytes a view hides are probed only where no disk
+    // can show them.
     let from_disk = !ledger.effects_through_view();
+    let probing = if probes {
+        Probing::Hidden
+    } else {
+        Probing::Never
+    };
     let mut seen = Vec::new();
     for (path, expect, user) in ledger.effect_reads() {
         let session = as_user(sessions, user.as_deref())?;
-        seen.push(witness_of(session, from_disk, &path, &expect, result)?);
+        seen.push(witness_of(
+            session, from_disk, probing, &path, &expect, result,
+        )?);
     }
     observe(ledger, CaseCall::Effects(seen), result)?;
     Ok(())
+}
+
+/// How a file read back before the steps are done is probed: as the effects are, but in a
+/// restart case only where its view differs, since a probe is one more write before the
+/// restart (a store that commits a write when the next one comes would then keep it).
+fn before_steps(loaded: &LoadedCase) -> Probing {
+    if loaded.case.restart {
+        Probing::WhenDiffers
+    } else {
+        Probing::Hidden
+    }
 }
 
 /// What `path` holds: the disk says on a folder, else the backend's own `view` (read in pages
@@ -299,6 +335,7 @@ fn read_effects(
 fn witness_of(
     session: &mut Session,
     on_folder: bool,
+    probing: Probing,
     path: &str,
     expect: &EffectKind,
     result: &mut CaseResult,
@@ -306,7 +343,7 @@ fn witness_of(
     if on_folder {
         Ok(disk::see(session.sandbox(), path, expect))
     } else {
-        read_back(session, path, expect, result)
+        read_back(session, path, expect, probing, result)
     }
 }
 
@@ -316,9 +353,10 @@ fn read_back(
     session: &mut Session,
     path: &str,
     expect: &EffectKind,
+    probing: Probing,
     result: &mut CaseResult,
 ) -> Result<Seen, Fault> {
-    witness::read_back(path, expect, |input| {
+    witness::read_back(path, expect, probing, |input| {
         call(session, Phase::Witness, input, result)
     })
 }

@@ -252,6 +252,7 @@ fn execute(
                 ledger,
                 std::slice::from_mut(&mut session),
                 backend_spec.runs_on_folder(),
+                !backend_spec.runs_on_folder(),
                 &budget,
                 result,
             )

@@ -50,7 +50,15 @@ pub(super) fn execute(
         limit: options.case_budget,
         started: Instant::now(),
     };
-    if let Err(fault) = run_calls(loaded, ledger, &mut sessions, false, &budget, result) {
+    if let Err(fault) = run_calls(
+        loaded,
+        ledger,
+        &mut sessions,
+        false,
+        !backend.runs_on_folder(),
+        &budget,
+        result,
+    ) {
         let refused = users::refused(&sessions);
         return refused_or(fault, refused, sessions, ledger, result);
     }

@@ -407,29 +407,59 @@ impl<'c> CaseLedger<'c> {
             self.read_created(index, input)
         };
         let mut findings = Vec::new();
-        let allowed = loaded.alternatives.get(index).and_then(Option::as_ref);
-        if let Some(allowed) = allowed {
+        // An outcome is chosen by the flag and the words together: a refusal the spec words,
+        // flagged as a success, is the expected refusal with its flag missing (one
+        // `errors.is-error-flag` finding, the case's effects), never the alternative success.
+        let unflagged_refusal = step.is_error == Some(true)
+            && !answer.is_error
+            && answers::refuses_in_words(step, answer);
+        let allowed = loaded
+            .alternatives
+            .get(index)
+            .and_then(Option::as_ref)
+            .filter(|allowed| !unflagged_refusal || allowed.is_error);
+        if let Some(allowed) = loaded.alternatives.get(index).and_then(Option::as_ref) {
             self.choices.push(Choice {
                 rule: allowed.rule.rule.clone(),
                 step: index,
                 choice: allowed.choice.clone(),
-                taken: answer.is_error == allowed.is_error,
+                taken: answer.is_error == allowed.is_error && !unflagged_refusal,
             });
         }
         let mut next = Next::Go;
-        if step.is_error == Some(false) && answer.is_error && effects::large_write(input) {
-            findings.push(effects::not_checked(
-                Check::IsError,
-                &loaded.steps[index].is_error.rule,
-                Some(index),
-                format!(
-                    "the backend refused a large write ({}), a limit the page lets a backend set",
-                    effects::described(input)
-                ),
-                "false",
-                answer.text.clone(),
-            ));
-            next = Next::Stop;
+        let limit = effects::beyond_limit(input).filter(|_| step.is_error == Some(false));
+        if let (Some(choice), true) = (limit, answer.is_error) {
+            // A limit refused cleanly is the backend's choice (decide.limits); what it did accept
+            // is still checked: every effect but those the refused step and the steps after it
+            // would have made.
+            self.choices.push(Choice {
+                rule: known::LIMITS,
+                step: index,
+                choice: choice.to_string(),
+                taken: true,
+            });
+            findings.push(
+                Finding::new(
+                    Check::IsError,
+                    Level::Info,
+                    known::LIMITS,
+                        format!(
+                        "the backend refused {} beyond a limit of its own, which the page lets it set",
+                        effects::described(input)
+                    ),
+                )
+                .at(Some(index))
+                .expecting("false".to_string())
+                .actually(answer.text.clone()),
+            );
+            let unmade =
+                effects::named_paths(loaded.case.steps[index..].iter().map(|step| &step.input));
+            self.effects.retain(|(effect, _)| {
+                !unmade
+                    .iter()
+                    .any(|path| effects::related(&effect.path, path))
+            });
+            next = Next::Effects;
         } else {
             match allowed {
                 Some(allowed) if answer.is_error == allowed.is_error => {
@@ -442,7 +472,22 @@ impl<'c> CaseLedger<'c> {
                     self.effects
                         .extend(allowed.effects.iter().map(|e| (e, &allowed.rule)));
                 }
-                _ => answers::check_step(loaded, base, step, index, answer, &mut findings)?,
+                _ => {
+                    let command = input.get("command").and_then(Value::as_str);
+                    if step.is_error == Some(false)
+                        && answer.is_error
+                        && command.is_some_and(|c| cascade::CHANGES_STORE.contains(&c))
+                    {
+                        self.before.refused(
+                            input,
+                            Cause {
+                                rule: loaded.steps[index].is_error.rule.clone(),
+                                step: Some(index),
+                            },
+                        );
+                    }
+                    answers::check_step(loaded, base, step, index, answer, &mut findings)?;
+                }
             }
         }
         let user = step.user.as_deref();
@@ -503,13 +548,17 @@ impl<'c> CaseLedger<'c> {
         seen: Seen,
     ) -> Vec<Finding> {
         let mut findings = Vec::new();
-        if matches!(seen, Seen::Differs(_)) {
+        if matches!(seen, Seen::Differs(_) | Seen::ViewWrong(_)) {
+            // Bytes wrong are the create's fault; bytes right but viewed wrong, the view's.
+            let wrote_wrong = matches!(seen, Seen::Differs(_));
             let message = format!("step {} created {path}, which should then be", index + 1);
             if let Some(finding) =
                 effects::seen_finding(Check::Effect, &self.loaded.writes, message, expect, seen)
             {
                 findings.push(finding.at(Some(index)));
-                self.before.create_fault(path, index);
+                if wrote_wrong {
+                    self.before.create_fault(path, index);
+                }
             }
         }
         findings.append(&mut self.held);

@@ -93,6 +93,9 @@ pub enum Next {
     },
     /// Stop the case here: the rest cannot be checked (a refusal the page allows).
     Stop,
+    /// Make no further step, but read the effects the judge still expects: a refusal the page
+    /// allows, after which what the backend did accept is still checked.
+    Effects,
     /// The backend answered otherwise where the spec lets it: judge no further (why).
     Open(String),
     /// The backend's break stands as the case's outcome ([`CaseCall::Ended`]).

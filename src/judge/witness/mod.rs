@@ -17,7 +17,8 @@ mod read_back;
 pub use answer::{announces_cut, file_lines, numbered_lines, opening, says_absent, size_holds};
 pub use compare::{judge, ranged_view_differs};
 pub use read_back::{
-    MAX_PAGES, PLAIN_VIEW_LIMIT, READ_BACK_MAX_LINES, read_back, setup_files, view_of,
+    MAX_PAGES, PLAIN_VIEW_LIMIT, PROBE_MAX_BYTES, Probing, READ_BACK_MAX_LINES, read_back,
+    setup_files, view_of,
 };
 
 /// What the tool can tell about an effect.
@@ -30,6 +31,9 @@ pub enum Seen {
     /// A file or folder that should be there is not (the view failed or said so): what the
     /// answer says.
     Missing(String),
+    /// The bytes are right (a probe through the tool found them), but the view shows other
+    /// lines: the reader is wrong, not the writer (what it shows, with how it was told).
+    ViewWrong(String),
     /// The answer cannot tell (a view in a numbering the witness does not read, line ends the
     /// view hides): why, with the answer's first line. Never a failed effect.
     Unverified(String),

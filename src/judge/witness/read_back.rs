@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::Seen;
-use super::answer::{announces_cut, excerpt, numbered_run};
+use super::answer::{announces_cut, excerpt, file_lines, numbered_run};
 use super::compare::{compare_lines, judge, lines_of};
 use crate::protocol::ToolResult;
 use crate::suite::case::{EffectKind, SetupCall};
@@ -53,6 +53,7 @@ pub const MAX_PAGES: usize = 1_000;
 pub fn read_back<E>(
     path: &str,
     expect: &EffectKind,
+    probing: Probing,
     mut ask: impl FnMut(&Value) -> Result<ToolResult, E>,
 ) -> Result<Seen, E> {
     let (want, phantom_allowed, size) = match expect {
@@ -82,19 +83,188 @@ pub fn read_back<E>(
     // may splice lines: a difference found in such a view (the last one asked) cannot be read
     // as the file's lines. One found in a whole view stands.
     let mut cut: Option<String> = None;
-    let mut ask = |input: &Value| {
+    let mut viewing = |input: &Value| {
         let answer = ask(input)?;
         cut = announces_cut(&answer.text)
             .then(|| excerpt(answer.text.trim_start().lines().next().unwrap_or("")));
         Ok(answer)
     };
-    let seen = read_file_back(path, &want, phantom_allowed, size, &mut ask)?;
-    Ok(match (seen, cut) {
+    let seen = read_file_back(path, &want, phantom_allowed, size, &mut viewing)?;
+    let seen = match (seen, cut) {
         (Seen::Differs(_), Some(notice)) => Seen::Unverified(format!(
             "its view says it was cut ({notice}), so the file could not be read whole"
         )),
         (seen, _) => seen,
+    };
+    if probing == Probing::Never {
+        return Ok(seen);
+    }
+    match expect {
+        EffectKind::FileText(text) if wants_probe(text, &seen, probing) => {
+            probe(path, text, true, seen, ask)
+        }
+        // A file of these lines, its final newline open: its bytes hold them joined by `\n`.
+        EffectKind::Lines(lines) if matches!(seen, Seen::Differs(_)) => {
+            let text = lines.join("\n");
+            if text.is_empty() || text.len() > PROBE_MAX_BYTES {
+                return Ok(seen);
+            }
+            probe(path, &text, false, seen, ask)
+        }
+        _ => Ok(seen),
+    }
+}
+
+/// When a read-back probes a file's bytes through the tool (see [`probe`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Probing {
+    /// Never: the disk is a witness (a folder), or a probe would change what is judged.
+    Never,
+    /// Only when the view shows other lines than the file should hold, to tell the reader's
+    /// fault from the writer's: where one more write would change what is judged (before a
+    /// restart, a store that commits a write when the next one comes would keep it).
+    WhenDiffers,
+    /// Also when the view holds but cannot show the bytes.
+    Hidden,
+}
+
+/// Texts up to this many bytes are probed (see [`probe`]); a longer one stays as its view
+/// showed it.
+pub const PROBE_MAX_BYTES: usize = PLAIN_VIEW_LIMIT;
+
+/// Whether the bytes of a file that should hold `text` need a probe after its view showed
+/// `seen`: the view differs (the reader or the writer may be wrong), or it holds but `text` has
+/// bytes no view shows (a `\r`, or no final newline, which a view cannot tell from one).
+fn wants_probe(text: &str, seen: &Seen, probing: Probing) -> bool {
+    let hidden = probing == Probing::Hidden && (text.contains('\r') || !text.ends_with('\n'));
+    !text.is_empty()
+        && text.len() <= PROBE_MAX_BYTES
+        && match seen {
+            Seen::Differs(_) => true,
+            Seen::Holds | Seen::Unverified(_) => hidden,
+            Seen::Missing(_) | Seen::ViewWrong(_) => false,
+        }
+}
+
+/// A byte probe through the tool: `str_replace` of `text` onto itself succeeds only when the
+/// file holds those bytes (once), and changes nothing; when `whole` (the file is exactly
+/// `text`) and `text` has no final newline, the same with a newline added must find nothing
+/// (the newline a view cannot show).
+/// What it tells replaces what the view showed: bytes the view hid that differ, bytes right
+/// where the view showed other lines (the view is wrong), or, when the probe's own answer
+/// cannot be read as found or not found, the view's reading unchanged.
+fn probe<E>(
+    path: &str,
+    text: &str,
+    whole: bool,
+    seen: Seen,
+    mut ask: impl FnMut(&Value) -> Result<ToolResult, E>,
+) -> Result<Seen, E> {
+    let mut replace = |old: &str| {
+        ask(&json!({"command": "str_replace", "path": path, "old_str": old, "new_str": old}))
+    };
+    let answer = replace(text)?;
+    match probe_found(&answer) {
+        None => return Ok(seen),
+        Some(false) => {
+            return Ok(Seen::Differs(format!(
+                "its bytes are not the text: a str_replace of the whole text onto itself found no such bytes ({}){}",
+                excerpt(&answer.text),
+                match &seen {
+                    Seen::Differs(what) => format!("; its view: {what}"),
+                    _ => String::new(),
+                }
+            )));
+        }
+        Some(true) => {}
+    }
+    // Found once shows the text is in the file; a newline more on either side is what a view
+    // shows least (a final newline never, an empty line easily taken for the view's own).
+    let differs = matches!(seen, Seen::Differs(_));
+    if whole && (differs || !text.ends_with('\n')) {
+        let mut around = vec![(
+            format!("{text}\n"),
+            "ends with a newline more than its text",
+        )];
+        if differs {
+            around.push((
+                format!("\n{text}"),
+                "starts with a newline its text does not have",
+            ));
+        }
+        for (more, what) in around {
+            match probe_found(&replace(&more)?) {
+                None => return Ok(seen),
+                Some(true) => {
+                    return Ok(Seen::Differs(format!(
+                        "it {what}: a str_replace of the text with that newline found those bytes"
+                    )));
+                }
+                Some(false) => {}
+            }
+        }
+    }
+    let Seen::Differs(what) = seen else {
+        return Ok(Seen::Holds);
+    };
+    // The probe shows the text is in the file, not that nothing else is: the view is the
+    // wrong one only when it shows nothing but the text's own characters (split into other
+    // lines, or some left out), so nothing it shows says the file holds more.
+    let view = ask(&json!({"command": "view", "path": path}))?;
+    let resplit = !view.is_error
+        && file_lines(&view.text).is_some_and(|lines| {
+            !lines.is_empty() && without_breaks(text).contains(&without_breaks(&lines.concat()))
+        });
+    Ok(if resplit {
+        Seen::ViewWrong(format!(
+            "its bytes are the text (a str_replace of the whole text onto itself succeeded), but its view shows them split into other lines or in part: {what}"
+        ))
+    } else {
+        Seen::Differs(what)
     })
+}
+
+/// `text` without the characters a reader may take for a line break (`\n`, `\r`, `\v`,
+/// `\f`, `\x1c`-`\x1e`, U+0085, U+2028, U+2029, as Python's `str.splitlines` does).
+fn without_breaks(text: &str) -> String {
+    text.chars()
+        .filter(|c| {
+            !matches!(
+                c,
+                '\n' | '\r'
+                    | '\x0b'
+                    | '\x0c'
+                    | '\x1c'
+                    | '\x1d'
+                    | '\x1e'
+                    | '\u{85}'
+                    | '\u{2028}'
+                    | '\u{2029}'
+            )
+        })
+        .collect()
+}
+
+/// What a probe's answer says: found (a success that does not say otherwise), not found (in
+/// its words, whatever its flag: some backends answer a miss unflagged), or `None` when it
+/// cannot be read as either (another refusal, several occurrences).
+fn probe_found(answer: &ToolResult) -> Option<bool> {
+    let text = answer.text.to_lowercase();
+    let not_found = !text.contains("multiple")
+        && [
+            "did not appear",
+            "not found",
+            "no replacement",
+            "no match",
+            "not present",
+        ]
+        .iter()
+        .any(|words| text.contains(words));
+    if not_found {
+        return Some(false);
+    }
+    let refused = answer.is_error || crate::judge::answers::reads_as_refusal(&answer.text);
+    (!refused).then_some(true)
 }
 
 /// Reads a file of the lines `want` back: one plain view, then in parts when it is long.
@@ -242,7 +412,9 @@ mod tests {
             "0123456789abcdef".repeat(500),
             "89abcdef".repeat(500)
         );
-        let seen = read_back("/memories/x", &want, |_| Ok::<_, ()>(ok(&spliced)));
+        let seen = read_back("/memories/x", &want, Probing::Never, |_| {
+            Ok::<_, ()>(ok(&spliced))
+        });
         assert!(
             matches!(&seen, Ok(Seen::Unverified(why)) if why.contains("too long")),
             "{seen:?}"
@@ -280,7 +452,7 @@ mod tests {
         let text = content.join("\n") + "\n";
         let want = EffectKind::FileText(text.clone());
         let mut calls = Vec::new();
-        let seen = read_back("/memories/x", &want, |input| {
+        let seen = read_back("/memories/x", &want, Probing::Never, |input| {
             calls.push(input.clone());
             Ok::<_, ()>(cutting_backend(&content, 150, input))
         });
@@ -297,21 +469,21 @@ mod tests {
         );
         // A file that lost its last lines, cut the same way, differs.
         let short = &content[..399];
-        let seen = read_back("/memories/x", &want, |input| {
+        let seen = read_back("/memories/x", &want, Probing::Never, |input| {
             Ok::<_, ()>(cutting_backend(short, 150, input))
         });
         assert!(matches!(seen, Ok(Seen::Differs(_))), "{seen:?}");
         // One that has a line too many, too.
         let mut long = content.clone();
         long.push("extra");
-        let seen = read_back("/memories/x", &want, |input| {
+        let seen = read_back("/memories/x", &want, Probing::Never, |input| {
             Ok::<_, ()>(cutting_backend(&long, 1000, input))
         });
         assert!(matches!(seen, Ok(Seen::Differs(_))), "{seen:?}");
         // A short text is never paged: one view, whatever it shows.
         let mut views = 0;
         let small = EffectKind::FileText("a\nb\n".to_string());
-        let seen = read_back("/memories/x", &small, |input| {
+        let seen = read_back("/memories/x", &small, Probing::Never, |input| {
             views += 1;
             Ok::<_, ()>(cutting_backend(&["a"], 1, input))
         });
@@ -332,7 +504,7 @@ mod tests {
             let head = whole.find('\n').map_or(0, |i| i + 1);
             ToolResult::ok(&whole[..(head + 10_050).min(whole.len())])
         };
-        let seen = read_back("/memories/x", &want, |input| {
+        let seen = read_back("/memories/x", &want, Probing::Never, |input| {
             Ok::<_, ()>(cut(input, &content))
         });
         assert_eq!(seen, Ok(Seen::Holds));
@@ -340,7 +512,7 @@ mod tests {
         let short = "z".repeat(50);
         let mut cut_short = content.clone();
         cut_short[299] = short.as_str();
-        let seen = read_back("/memories/x", &want, |input| {
+        let seen = read_back("/memories/x", &want, Probing::Never, |input| {
             Ok::<_, ()>(cut(input, &cut_short))
         });
         assert!(matches!(seen, Ok(Seen::Differs(_))), "{seen:?}");
@@ -352,12 +524,116 @@ mod tests {
         let mut content: Vec<&str> = (0..300).map(|_| line.as_str()).collect();
         let want = EffectKind::Lines(content.iter().map(|l| (*l).to_string()).collect());
         content.push("");
-        let seen = read_back("/memories/x", &want, |input| {
+        let seen = read_back("/memories/x", &want, Probing::Never, |input| {
             Ok::<_, ()>(cutting_backend(&content, 110, input))
         });
         assert_eq!(seen, Ok(Seen::Holds));
         let huge = EffectKind::FileText("x\n".repeat(READ_BACK_MAX_LINES));
-        let seen = read_back("/memories/x", &huge, |_| Err::<ToolResult, _>("asked"));
+        let seen = read_back("/memories/x", &huge, Probing::Never, |_| {
+            Err::<ToolResult, _>("asked")
+        });
+        assert_eq!(seen, Ok(Seen::Holds));
+    }
+
+    /// A store holding `bytes` whose view numbers the lines `split` makes of them: its
+    /// `str_replace` finds `old_str` in the bytes (once), as the spec's.
+    fn store(bytes: &str, split: fn(&str) -> Vec<String>, input: &Value) -> ToolResult {
+        match input["command"].as_str() {
+            Some("view") => {
+                let mut text = "Here's the content of /memories/x with line numbers:".to_string();
+                for (i, line) in split(bytes).iter().enumerate() {
+                    text.push_str(&format!("\n{:>6}\t{line}", i + 1));
+                }
+                ok(&text)
+            }
+            _ => {
+                let old = input["old_str"].as_str().unwrap_or_default();
+                if bytes.matches(old).count() == 1 {
+                    ok("The memory file has been edited.")
+                } else {
+                    ToolResult::error(format!(
+                        "No replacement was performed, old_str `{old}` did not appear verbatim in /memories/x."
+                    ))
+                }
+            }
+        }
+    }
+
+    fn on_newlines(bytes: &str) -> Vec<String> {
+        bytes.lines().map(str::to_string).collect()
+    }
+
+    /// Python's `str.splitlines`: also at `\x0b`.
+    fn on_every_break(bytes: &str) -> Vec<String> {
+        bytes
+            .split(['\n', '\x0b'])
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn a_final_newline_no_view_shows_is_found_by_the_probe() {
+        let want = EffectKind::FileText("abc".to_string());
+        let seen = read_back("/memories/x", &want, Probing::Hidden, |input| {
+            Ok::<_, ()>(store("abc\n", on_newlines, input))
+        });
+        assert!(
+            matches!(&seen, Ok(Seen::Differs(why)) if why.contains("newline more")),
+            "{seen:?}"
+        );
+        // Exactly the bytes: verified, and never probed when the view could show them all.
+        let seen = read_back("/memories/x", &want, Probing::Hidden, |input| {
+            Ok::<_, ()>(store("abc", on_newlines, input))
+        });
+        assert_eq!(seen, Ok(Seen::Holds));
+        let mut asked = Vec::new();
+        let plain = EffectKind::FileText("abc\n".to_string());
+        let seen = read_back("/memories/x", &plain, Probing::Hidden, |input| {
+            asked.push(input["command"].clone());
+            Ok::<_, ()>(store("abc\n", on_newlines, input))
+        });
+        assert_eq!((seen, asked), (Ok(Seen::Holds), vec![json!("view")]));
+    }
+
+    #[test]
+    fn a_view_that_splits_right_bytes_is_the_views_fault() {
+        let want = EffectKind::FileText("a\x0bb\n".to_string());
+        let seen = read_back("/memories/x", &want, Probing::WhenDiffers, |input| {
+            Ok::<_, ()>(store("a\x0bb\n", on_every_break, input))
+        });
+        assert!(matches!(seen, Ok(Seen::ViewWrong(_))), "{seen:?}");
+        // Wrong bytes under the same view stay the writer's.
+        let seen = read_back("/memories/x", &want, Probing::WhenDiffers, |input| {
+            Ok::<_, ()>(store("a\x0bb\nX\n", on_every_break, input))
+        });
+        assert!(matches!(seen, Ok(Seen::Differs(_))), "{seen:?}");
+    }
+
+    #[test]
+    fn a_miss_answered_without_its_flag_is_still_a_miss() {
+        let want = EffectKind::FileText("a\r\nb\r\n".to_string());
+        let seen = read_back("/memories/x", &want, Probing::Hidden, |input| {
+            Ok::<_, ()>(match input["command"].as_str() {
+                Some("view") => {
+                    ok("Here's the content of /memories/x with line numbers:\n     1\ta\n     2\tb")
+                }
+                _ => ok("String not found in file: a"),
+            })
+        });
+        assert!(
+            matches!(&seen, Ok(Seen::Differs(why)) if why.contains("not the text")),
+            "{seen:?}"
+        );
+        // A refusal that is no miss tells nothing: the view's reading stands.
+        let seen = read_back("/memories/x", &want, Probing::Hidden, |input| {
+            Ok::<_, ()>(match input["command"].as_str() {
+                Some("view") => ok(
+                    "Here's the content of /memories/x with line numbers:\n     1\ta\r\n     2\tb\r",
+                ),
+                _ => ok("Path traversal not allowed: /memories/x"),
+            })
+        });
         assert_eq!(seen, Ok(Seen::Holds));
     }
 }

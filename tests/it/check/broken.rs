@@ -722,3 +722,104 @@ fn paths_a_key_mapping_merges_are_two_memories() {
     assert_eq!(causes[0]["rule"], "create.writes-file-text", "{causes:#}");
     assert_ne!(causes[0]["harm"], "loss", "{causes:#}");
 }
+
+/// The root causes (rule, level) of a whole-suite run, INFO aside, worst first.
+fn root_rules(run: &Run) -> Vec<(String, String)> {
+    run.json()["root_causes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["level"] != "INFO")
+        .map(|c| {
+            (
+                c["rule"].as_str().unwrap_or("?").to_string(),
+                c["level"].as_str().unwrap_or("?").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Stores that are not folders, each with one fault the witness once blamed on the wrong step
+/// or filed several times, get exactly the root cause of that fault over the whole suite:
+/// a refusal in the spec's words without its flag is one `errors.is-error-flag` (not a chosen
+/// overwrite); a refused folder rename is one `rename.directory` (what the old and new paths
+/// then show follows from it); a store that refuses every path is one root, quoting its first
+/// answer; a clean path limit is a choice (INFO `decide.limits`), conformant. Bytes a view
+/// cannot show (a newline create adds, `\r\n` an insert rewrites) are found by the byte probe,
+/// and a view that splits lines where the file has none is the view's fault, not create's.
+#[test]
+fn a_store_fault_is_one_root_cause_of_its_own_rule() {
+    let mut seen = Vec::new();
+    for (backend, roots, exit) in [
+        (
+            "kv/unflagged_exists",
+            &[("errors.is-error-flag", "MUST")][..],
+            NOT_CONFORMANT,
+        ),
+        (
+            "kv/no_folder_rename",
+            &[("rename.directory", "MUST"), ("rename.exists", "SHOULD")][..],
+            NOT_CONFORMANT,
+        ),
+        ("kv/path_limit", &[][..], CONFORMANT),
+        // Bytes no view shows, found by the byte probe.
+        (
+            "kv/newline_create",
+            &[("create.writes-file-text", "MUST")][..],
+            NOT_CONFORMANT,
+        ),
+        (
+            "kv/crlf_insert",
+            &[("insert.inserts", "MUST")][..],
+            NOT_CONFORMANT,
+        ),
+        // The reader, not the writer: the probe finds the bytes create wrote.
+        (
+            "kv/splitlines_view",
+            &[
+                ("view.file.content", "MUST"),
+                ("view.file.example-output", "SHOULD"),
+            ][..],
+            NOT_CONFORMANT,
+        ),
+    ] {
+        let run = check(
+            Some(backend),
+            None,
+            &[],
+            &["--not-on-folder", "--no-recheck"],
+        );
+        assert_eq!(run.code, exit, "{backend}: {}", run.describe());
+        let want: Vec<(String, String)> = roots
+            .iter()
+            .map(|(rule, level)| (rule.to_string(), level.to_string()))
+            .collect();
+        assert_eq!(
+            root_rules(&run),
+            want,
+            "{backend}: {:#}",
+            run.json()["root_causes"]
+        );
+        seen.push(run);
+    }
+    let limits = &seen[2].json()["choices"];
+    assert!(
+        limits.to_string().contains("refuses long paths"),
+        "the limit is named in the choices: {limits:#}"
+    );
+
+    let run = check(
+        Some("kv/refuses_slash"),
+        None,
+        &[],
+        &["--not-on-folder", "--no-recheck"],
+    );
+    assert_eq!(run.code, NOT_CONFORMANT, "{}", run.describe());
+    let causes = run.json()["root_causes"].clone();
+    assert_eq!(root_rules(&run).len(), 1, "one root: {causes:#}");
+    let message = causes[0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("every call was answered with an error, the first: Error: invalid memory path '/memories/"),
+        "{message}"
+    );
+}

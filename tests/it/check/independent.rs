@@ -110,7 +110,9 @@ fn overwriting_on_create_passes_under_ga_and_fails_under_beta() {
         choices,
         &serde_json::json!([
             {"rule": "create.may-overwrite", "choice": "overwrites", "taken": 8, "offered": 8},
-            {"rule": "decide.key-value-folders", "choice": "keeps a file and a folder of one name", "taken": 0, "offered": 2}
+            {"rule": "decide.key-value-folders", "choice": "keeps a file and a folder of one name", "taken": 0, "offered": 2},
+            // paths.max-length: its folder refuses a path of 4,096 bytes (ENAMETOOLONG), cleanly.
+            {"rule": "decide.limits", "choice": "refuses long paths", "taken": 1, "offered": 1}
         ]),
         "{}",
         ga.describe()
