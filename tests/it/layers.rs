@@ -201,6 +201,9 @@ const DOOR: &[&str] = &[
     "facts::Stores",
     "disk::see",
     "witness::read_back",
+    // How far a read-back may probe the bytes (a folder's disk needs none): the engine knows
+    // what it runs on, the witness what a probe means.
+    "witness::Probing",
     "witness::Seen",
     "witness::file_lines",
     // How a user id is spelled in every message (the judge's, the report's, an engine's error).
