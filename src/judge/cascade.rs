@@ -17,6 +17,14 @@ use crate::spec::RuleId;
 /// Commands that change the store: a fault of one is where a cascade (or a drift) starts.
 pub const CHANGES_STORE: [&str; 5] = ["create", "str_replace", "insert", "delete", "rename"];
 
+/// Whether a tool input's command is one of [`CHANGES_STORE`].
+pub fn changes_store(input: &Value) -> bool {
+    input
+        .get("command")
+        .and_then(Value::as_str)
+        .is_some_and(|command| CHANGES_STORE.contains(&command))
+}
+
 /// Whether a finding always stands on its own: confinement (an escape is never a detail of
 /// something else), a memory gone from the store (no wrong flag, text or content explains a
 /// missing file), and INFO, which is no fault. Another effect may follow a setup fault (a file
@@ -56,9 +64,7 @@ pub fn mark_follows(findings: &mut [Finding], step_inputs: &[&Value]) {
             (Check::Setup, _) => true,
             (Check::IsError, Some(step)) => step_inputs
                 .get(step)
-                .and_then(|input| input.get("command"))
-                .and_then(Value::as_str)
-                .is_some_and(|command| CHANGES_STORE.contains(&command)),
+                .is_some_and(|input| changes_store(input)),
             _ => false,
         };
         if changes_store {
@@ -100,12 +106,7 @@ pub fn mark_follows(findings: &mut [Finding], step_inputs: &[&Value]) {
     let changed_before = |step: usize| {
         step_inputs[..step.min(step_inputs.len())]
             .iter()
-            .rposition(|input| {
-                input
-                    .get("command")
-                    .and_then(Value::as_str)
-                    .is_some_and(|command| CHANGES_STORE.contains(&command))
-            })
+            .rposition(|input| changes_store(input))
     };
     for finding in findings.iter_mut() {
         if finding.check == Check::Lines

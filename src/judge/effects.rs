@@ -339,6 +339,9 @@ fn below_holds(effects: &[(&Effect, &Graded)], seen: &[Seen], dir: &str) -> bool
     })
 }
 
+/// How the message of an effect the witness could not read begins (INFO, never a failure).
+pub const UNVERIFIED: &str = "unverified: ";
+
 /// The finding of a fact the witness saw: none when it holds, the rule's level when it differs,
 /// INFO when the witness could not read it (say why; the effect is unverified, not failed).
 pub fn seen_finding(
@@ -367,7 +370,7 @@ pub fn seen_finding(
         Seen::Unverified(why) => {
             let mut finding = fact_finding(check, graded, message, expect, why.clone());
             finding.level = Level::Info;
-            finding.message = format!("unverified: {}: {why}", finding.message);
+            finding.message = format!("{UNVERIFIED}{}: {why}", finding.message);
             Some(finding)
         }
     }

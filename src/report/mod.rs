@@ -270,7 +270,7 @@ impl Report {
             .results
             .iter()
             .flat_map(|r| &r.findings)
-            .filter(|f| f.message.starts_with("unverified: "))
+            .filter(|f| f.message.starts_with(crate::judge::effects::UNVERIFIED))
             .count();
         (probes, unverified)
     }

@@ -413,17 +413,14 @@ impl<'c> CaseLedger<'c> {
         let unflagged_refusal = step.is_error == Some(true)
             && !answer.is_error
             && answers::refuses_in_words(step, answer);
-        let allowed = loaded
-            .alternatives
-            .get(index)
-            .and_then(Option::as_ref)
-            .filter(|allowed| !unflagged_refusal || allowed.is_error);
-        if let Some(allowed) = loaded.alternatives.get(index).and_then(Option::as_ref) {
+        let offered = loaded.alternatives.get(index).and_then(Option::as_ref);
+        let allowed = offered.filter(|other| !unflagged_refusal || other.is_error);
+        if let Some(other) = offered {
             self.choices.push(Choice {
-                rule: allowed.rule.rule.clone(),
+                rule: other.rule.rule.clone(),
                 step: index,
-                choice: allowed.choice.clone(),
-                taken: answer.is_error == allowed.is_error && !unflagged_refusal,
+                choice: other.choice.clone(),
+                taken: allowed.is_some() && answer.is_error == other.is_error,
             });
         }
         let mut next = Next::Go;
@@ -443,7 +440,7 @@ impl<'c> CaseLedger<'c> {
                     Check::IsError,
                     Level::Info,
                     known::LIMITS,
-                        format!(
+                    format!(
                         "the backend refused {} beyond a limit of its own, which the page lets it set",
                         effects::described(input)
                     ),
@@ -473,10 +470,9 @@ impl<'c> CaseLedger<'c> {
                         .extend(allowed.effects.iter().map(|e| (e, &allowed.rule)));
                 }
                 _ => {
-                    let command = input.get("command").and_then(Value::as_str);
                     if step.is_error == Some(false)
                         && answer.is_error
-                        && command.is_some_and(|c| cascade::CHANGES_STORE.contains(&c))
+                        && cascade::changes_store(input)
                     {
                         self.before.refused(
                             input,

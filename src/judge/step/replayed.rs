@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::drift::{At, Drift};
 use crate::exec::Breach;
 use crate::exec::tree::{Difference, Tree};
-use crate::judge::cascade::CHANGES_STORE;
+use crate::judge::cascade::changes_store;
 use crate::judge::compare::{self, Answer, Results, of_backend};
 use crate::judge::{Check, Finding, Pair, confinement, rules};
 use crate::protocol::ToolResult;
@@ -165,11 +165,7 @@ pub(super) fn judge(ledger: &mut ReplayLedger<'_>, mut seen: Replayed<'_>) -> Ve
     }
     if let Some(result) = seen.answer.result()
         && !result.is_error
-        && seen
-            .input
-            .get("command")
-            .and_then(Value::as_str)
-            .is_some_and(|command| CHANGES_STORE.contains(&command))
+        && changes_store(seen.input)
     {
         ledger.last_change = Some(seen.index);
     }
