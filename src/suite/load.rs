@@ -548,6 +548,7 @@ fn check_case(case: &Case, area: &str, spec: &Spec) -> Vec<String> {
         }
     }
     problems.extend(users_problems(case));
+    problems.extend(folder_view_problems(case));
     for (i, step) in case.steps.iter().enumerate() {
         if step.is_error.is_none() && step.text.is_none() && step.must_not_contain.is_empty() {
             problems.push(format!(
@@ -588,6 +589,46 @@ fn check_case(case: &Case, area: &str, spec: &Spec) -> Vec<String> {
         }
     }
     problems
+}
+
+/// A `view` of a folder (`/memories`, or one the setup's creates made) whose flag is graded
+/// under a `view.file.*` rule: a failed listing would be filed as a file's content.
+fn folder_view_problems(case: &Case) -> Vec<String> {
+    let made: Vec<&str> = case
+        .setup
+        .iter()
+        .filter_map(|call| call.input().get("path").and_then(Value::as_str))
+        .collect();
+    let is_folder = |path: &str| {
+        let path = path.trim_end_matches('/');
+        path == "/memories"
+            || made.iter().any(|file| {
+                file.strip_prefix(path)
+                    .is_some_and(|rest| rest.starts_with('/'))
+            })
+    };
+    case.steps
+        .iter()
+        .enumerate()
+        .filter(|(_, step)| step.input.get("command").and_then(Value::as_str) == Some("view"))
+        .filter(|(_, step)| {
+            step.input
+                .get("path")
+                .and_then(Value::as_str)
+                .is_some_and(is_folder)
+        })
+        .filter(|(_, step)| {
+            step.is_error_rule
+                .as_deref()
+                .is_some_and(|rule| rule.starts_with("view.file."))
+        })
+        .map(|(i, _)| {
+            format!(
+                "step {} views a folder, but grades its flag under a view.file.* rule: use view.dir.contents",
+                i + 1
+            )
+        })
+        .collect()
 }
 
 /// What is wrong with a case's users: a user named that the case does not list, a case of
