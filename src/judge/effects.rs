@@ -14,7 +14,7 @@ use crate::exec::plant::{Fixture, FixtureKind};
 use crate::spec::Graded;
 use crate::spec::Level;
 use crate::spec::{RuleId, known};
-use crate::suite::case::{Case, Effect, EffectKind};
+use crate::suite::case::{Case, Effect, EffectKind, Step};
 
 /// What the store held before the steps, as far as the case says: the paths its setup created
 /// (with their folders) and its fixtures; and the paths its steps renamed away.
@@ -116,6 +116,12 @@ impl Before {
         }
     }
 
+    /// Notes that only `ran`, the steps before one refused beyond a limit, ran: a rename after
+    /// them moved nothing away, so a memory it names that is gone is lost.
+    pub fn stopped_before(&mut self, ran: &[Step]) {
+        self.renamed = renamed_by(ran);
+    }
+
     pub fn of(case: &Case) -> Before {
         let created = case
             .setup
@@ -135,15 +141,7 @@ impl Before {
                 path = path.rsplit_once('/').map_or("", |(parent, _)| parent);
             }
         }
-        let renamed = case
-            .steps
-            .iter()
-            .filter(|step| step.input.get("command").and_then(Value::as_str) == Some("rename"))
-            // `path` too: a backend may take it for `old_path` (malformed.rename-path-alias).
-            .flat_map(|step| ["old_path", "path"].map(|field| step.input.get(field)))
-            .filter_map(|path| path.and_then(Value::as_str))
-            .map(|path| path.trim_end_matches('/').to_string())
-            .collect();
+        let renamed = renamed_by(&case.steps);
         Before {
             moved: existed.iter().map(|p| (p.clone(), p.clone())).collect(),
             existed,
@@ -225,6 +223,18 @@ impl Before {
         });
         (self.existed.contains(path) || path == "/memories") && !moved
     }
+}
+
+/// The paths the renames among `steps` move away (or may: `path` too, which a backend may take
+/// for `old_path`, malformed.rename-path-alias), without a trailing slash.
+fn renamed_by(steps: &[Step]) -> Vec<String> {
+    steps
+        .iter()
+        .filter(|step| step.input.get("command").and_then(Value::as_str) == Some("rename"))
+        .flat_map(|step| ["old_path", "path"].map(|field| step.input.get(field)))
+        .filter_map(|path| path.and_then(Value::as_str))
+        .map(|path| path.trim_end_matches('/').to_string())
+        .collect()
 }
 
 /// Grades the effects from what the witness saw of each (`witnessed`, in order): a difference

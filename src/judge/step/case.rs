@@ -33,6 +33,11 @@ pub struct CaseLedger<'c> {
     on_folder: bool,
     before: Before,
     effects: Vec<(&'c Effect, &'c Graded)>,
+    /// After a step refused beyond a limit: the memories the setup made on the paths it and
+    /// the steps after it name, which that refusal must leave as they were.
+    kept: Vec<(Effect, Graded)>,
+    /// The step that refusal was.
+    kept_after: usize,
     choices: Vec<Choice>,
     /// A step's answer findings, held until its create is read back: the create's fault comes
     /// first, as it happened first.
@@ -147,6 +152,8 @@ impl<'c> CaseLedger<'c> {
             on_folder: on_folder && loaded.case.users.is_empty(),
             before: Before::of(&loaded.case),
             effects: loaded.case.effects.iter().zip(&loaded.effects).collect(),
+            kept: Vec::new(),
+            kept_after: 0,
             choices: Vec::new(),
             held: Vec::new(),
             restarted_empty: false,
@@ -204,7 +211,9 @@ impl<'c> CaseLedger<'c> {
     pub fn effect_reads(&self) -> Vec<(String, EffectKind, Option<String>)> {
         self.effects
             .iter()
-            .map(|(effect, _)| {
+            .map(|(effect, _)| *effect)
+            .chain(self.kept.iter().map(|(effect, _)| effect))
+            .map(|effect| {
                 (
                     effect.path.clone(),
                     effect.expect.clone(),
@@ -456,6 +465,7 @@ impl<'c> CaseLedger<'c> {
                     .iter()
                     .any(|path| effects::related(&effect.path, path))
             });
+            self.keep_through_refusal(index, &unmade);
             next = Next::Effects;
         } else {
             match allowed {
@@ -512,6 +522,35 @@ impl<'c> CaseLedger<'c> {
     /// create that wrote the wrong bytes is then that step's fault, under
     /// `create.writes-file-text`, and what the edits leave follows from it (one fault, one root
     /// cause), instead of a wrong file graded under the edit's rule.
+    /// After step `index` refused beyond a limit, the steps stop and the store must be as it
+    /// was before that step: each memory the setup made on a path in `unmade` (those the step
+    /// and the later ones name), and no earlier step named, is expected unchanged, under the
+    /// refused step's rule. A backend that truncates or removes a memory and then refuses has
+    /// lost it; a missing one is [`Before`]'s loss, since no rename that ran moved it.
+    fn keep_through_refusal(&mut self, index: usize, unmade: &[String]) {
+        let case = &self.loaded.case;
+        if !case.users.is_empty() {
+            return;
+        }
+        let earlier = effects::named_paths(case.steps[..index].iter().map(|step| &step.input));
+        let touched =
+            |path: &str, named: &[String]| named.iter().any(|other| effects::related(path, other));
+        self.kept_after = index;
+        let rule = &self.loaded.steps[index].is_error;
+        for (_, path, expect) in witness::setup_files(&case.setup) {
+            if touched(&path, unmade) && !touched(&path, &earlier) {
+                let effect = Effect {
+                    path,
+                    user: None,
+                    expect,
+                    rule: Some(rule.rule.to_string()),
+                };
+                self.kept.push((effect, rule.clone()));
+            }
+        }
+        self.before.stopped_before(&case.steps[..index]);
+    }
+
     fn read_created(&self, index: usize, input: &Value) -> Option<(String, EffectKind)> {
         let field = |name: &str| input.get(name).and_then(Value::as_str);
         let (Some("create"), Some(path), Some(text)) =
@@ -571,7 +610,8 @@ impl<'c> CaseLedger<'c> {
             (false, false) => "read back with view after the steps",
         };
         if !self.of_users() {
-            return effects::judge(
+            let (seen, kept_seen) = seen.split_at(self.effects.len().min(seen.len()));
+            let mut findings = effects::judge(
                 &self.effects,
                 seen,
                 &self.before,
@@ -579,6 +619,19 @@ impl<'c> CaseLedger<'c> {
                 self.on_folder,
                 how,
             );
+            let kept: Vec<_> = self.kept.iter().map(|(e, g)| (e, g)).collect();
+            findings.extend(effects::judge(
+                &kept,
+                kept_seen,
+                &self.before,
+                &self.loaded.writes,
+                self.on_folder,
+                &format!(
+                    "{how} (step {} was refused beyond a limit, and a refusal leaves the store as it was)",
+                    self.kept_after + 1
+                ),
+            ));
+            return findings;
         }
         // Each user's effects are judged among themselves, as that user's view showed them, and
         // under the case's own rule: what the store held is per user, and another user's bytes
