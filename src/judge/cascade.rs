@@ -152,9 +152,10 @@ pub struct RootCause {
     pub cases: usize,
     /// Findings in those cases that follow from it.
     pub consequences: usize,
-    /// The first case, in suite order.
+    /// The case that shows it plainest: of its worst findings, the one in the case of plain
+    /// ASCII inputs with the fewest calls (the first in suite order among equals).
     pub first_case: String,
-    /// What its first finding said.
+    /// What that finding said.
     #[schemars(with = "crate::schema::JsonText")]
     pub message: String,
     /// An escape, a leak or a host path shown ([`Harm::Escape`]): the security lane.
@@ -182,41 +183,143 @@ pub fn refuses_everything(results: &[CaseResult]) -> Option<&str> {
     (calls >= REFUSES_EVERYTHING_CALLS && refused == calls).then_some(first)
 }
 
+/// From this many calls of one command on, a backend that answered every one of them with an
+/// error (or broke on it) has one cause for that command.
+pub const REFUSES_A_COMMAND_CALLS: usize = 5;
+
+/// The commands the backend answered with an error, or broke on, every time it was sent one
+/// (at least [`REFUSES_A_COMMAND_CALLS`] times, read-backs aside), in the order first sent,
+/// each with what its first call said.
+pub fn refused_commands(results: &[CaseResult]) -> Vec<(String, String)> {
+    // command → (calls, refused, what the first said)
+    let mut seen: Vec<(String, usize, usize, String)> = Vec::new();
+    for call in results
+        .iter()
+        .flat_map(|r| &r.calls)
+        .filter(|c| c.phase != Phase::Witness)
+    {
+        let Some(command) = call.input.get("command").and_then(Value::as_str) else {
+            continue;
+        };
+        let (refused, said) = match (&call.result, &call.error) {
+            (Some(answer), _) => (answer.is_error, answer.text.as_str()),
+            (None, Some(broke)) => (true, broke.as_str()),
+            (None, None) => continue,
+        };
+        let at = match seen.iter().position(|(name, ..)| name == command) {
+            Some(at) => at,
+            None => {
+                seen.push((command.to_string(), 0, 0, said.to_string()));
+                seen.len() - 1
+            }
+        };
+        seen[at].1 += 1;
+        seen[at].2 += usize::from(refused);
+    }
+    seen.into_iter()
+        .filter(|(_, calls, refused, _)| *calls >= REFUSES_A_COMMAND_CALLS && refused == calls)
+        .map(|(command, _, _, first)| (command, first))
+        .collect()
+}
+
 /// The root causes of a run, worst first: by harm (an escape, then lost memories, then wrong
 /// content, flags and wording), MUST before SHOULD, then by cases, then by rule.
 /// INFO differences (decisions) are no cause of anything. A backend that refused every call
 /// has one root: the worst, saying so with the first answer, and every other finding follows
-/// from it (each rule its refusals break is the same fault).
+/// from it (each rule its refusals break is the same fault). One that refused every call of a
+/// command has one root for the rules of that command (named after it: `str-replace.*` for
+/// `str_replace`), the same way.
 pub fn root_causes(results: &[CaseResult]) -> Vec<RootCause> {
     let mut causes = causes_by_rule(results);
-    if let Some(first) = refuses_everything(results)
-        && !causes.is_empty()
-    {
-        let mut root = causes.remove(0);
-        for other in causes.drain(..) {
-            root.consequences += other.findings + other.consequences;
-        }
-        root.cases = results
-            .iter()
-            .filter(|r| r.outcome != Outcome::Skip && r.baselined.is_none())
-            .filter(|r| r.findings.iter().any(|f| f.level != Level::Info))
-            .count();
-        let first = first.lines().next().unwrap_or_default();
-        let cut: String = first.chars().take(FIRST_ANSWER_CHARS).collect();
-        root.message = format!(
-            "every call was answered with an error, the first: {cut}{}",
-            if cut.len() < first.len() { "…" } else { "" }
-        );
-        causes.push(root);
+    if let Some(first) = refuses_everything(results) {
+        merge(results, &mut causes, |_| true, "every call", first);
+        return causes;
+    }
+    for (command, first) in refused_commands(results) {
+        let prefix = format!("{}.", command.replace('_', "-"));
+        let of_command = |rule: &str| rule.starts_with(&prefix);
+        let what = format!("every {command} call");
+        merge(results, &mut causes, of_command, &what, &first);
     }
     causes
+}
+
+/// Makes the causes whose rule `within` takes one: the worst of them, saying that `what` was
+/// answered with an error and quoting the `first` answer, the others its consequences.
+fn merge(
+    results: &[CaseResult],
+    causes: &mut Vec<RootCause>,
+    within: impl Fn(&str) -> bool,
+    what: &str,
+    first: &str,
+) {
+    let (mut merged, rest): (Vec<_>, Vec<_>) = std::mem::take(causes)
+        .into_iter()
+        .partition(|cause| within(cause.rule.as_str()));
+    *causes = rest;
+    if merged.is_empty() {
+        return;
+    }
+    let mut root = merged.remove(0);
+    for other in merged {
+        root.consequences += other.findings + other.consequences;
+    }
+    root.cases = results
+        .iter()
+        .filter(|r| r.outcome != Outcome::Skip && r.baselined.is_none())
+        .filter(|r| {
+            r.findings
+                .iter()
+                .any(|f| f.level != Level::Info && within(f.rule.as_str()))
+        })
+        .count();
+    let first = first.lines().next().unwrap_or_default();
+    let cut: String = first.chars().take(FIRST_ANSWER_CHARS).collect();
+    root.message = format!(
+        "{what} was answered with an error, the first: {cut}{}",
+        if cut.len() < first.len() { "…" } else { "" }
+    );
+    // The merged cause keeps its place among the others (worst first).
+    let at = causes
+        .iter()
+        .position(|other| rank(&root, other) == std::cmp::Ordering::Less)
+        .unwrap_or(causes.len());
+    causes.insert(at, root);
 }
 
 /// How much of the first answer a backend that refused everything is quoted by.
 const FIRST_ANSWER_CHARS: usize = 200;
 
+/// Whether a case's inputs are encoded (not printable ASCII), its calls, the bytes it sent.
+type Plainness = (bool, usize, usize);
+
+/// How plainly a case shows a fault, plainest least: inputs of printable ASCII first (a CRLF,
+/// control or Unicode case hides the fault behind its encoding), then fewer calls, then fewer
+/// bytes sent.
+fn plainness(result: &CaseResult) -> Plainness {
+    fn plain(value: &Value) -> bool {
+        match value {
+            Value::String(s) => s
+                .chars()
+                .all(|c| c == '\n' || c == '\t' || c.is_ascii_graphic() || c == ' '),
+            Value::Array(items) => items.iter().all(plain),
+            Value::Object(map) => map.values().all(plain),
+            _ => true,
+        }
+    }
+    let (mut encoded, mut calls, mut bytes) = (false, 0, 0);
+    for call in result.calls.iter().filter(|c| c.phase != Phase::Witness) {
+        encoded |= !plain(&call.input);
+        calls += 1;
+        bytes += call.input.to_string().len();
+    }
+    (encoded, calls, bytes)
+}
+
 fn causes_by_rule(results: &[CaseResult]) -> Vec<RootCause> {
     let mut by_rule: BTreeMap<String, RootCause> = BTreeMap::new();
+    // Per rule, the finding the cause shows: its harm and level, and how plain its case is.
+    let mut shown: BTreeMap<String, (Harm, Level, Plainness)> = BTreeMap::new();
     for result in results {
         if result.outcome == Outcome::Skip || result.baselined.is_some() {
             continue;
@@ -240,10 +343,16 @@ fn causes_by_rule(results: &[CaseResult]) -> Vec<RootCause> {
                     message: finding.message.clone(),
                     security: false,
                 });
-            // The cause shows its worst finding: where it first did that harm.
-            if harm > cause.harm {
+            // The cause shows its worst finding, in the plainest case that has one that bad.
+            let plain = plainness(result);
+            let was = shown
+                .entry(finding.rule.to_string())
+                .or_insert((harm, finding.level, plain));
+            if (harm, finding.level) > (was.0, was.1)
+                || ((harm, finding.level) == (was.0, was.1) && plain < was.2)
+            {
+                *was = (harm, finding.level, plain);
                 cause.harm = harm;
-                cause.level = cause.level.max(finding.level);
                 cause.first_case = result.id.clone();
                 cause.message = finding.message.clone();
             }
@@ -266,20 +375,24 @@ fn causes_by_rule(results: &[CaseResult]) -> Vec<RootCause> {
         }
     }
     let mut causes: Vec<RootCause> = by_rule.into_values().collect();
-    causes.sort_by(|a, b| {
-        b.harm
-            .cmp(&a.harm)
-            .then(b.level.cmp(&a.level))
-            .then(b.cases.cmp(&a.cases))
-            .then(a.rule.cmp(&b.rule))
-    });
+    causes.sort_by(rank);
     causes
+}
+
+/// The order of root causes: worst harm, level and most cases first, then by rule.
+fn rank(a: &RootCause, b: &RootCause) -> std::cmp::Ordering {
+    b.harm
+        .cmp(&a.harm)
+        .then(b.level.cmp(&a.level))
+        .then(b.cases.cmp(&a.cases))
+        .then(a.rule.cmp(&b.rule))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::judge::Finding;
+    use crate::judge::grade::CallRecord;
     use crate::spec::known;
     use serde_json::json;
 
@@ -448,6 +561,104 @@ mod tests {
         mark_follows(&mut s.findings, &[&replace]);
         assert!(s.findings[1].follows.is_some());
         assert_eq!(s.findings[2].follows, None, "a loss stands on its own");
+    }
+
+    fn call(command: &str, is_error: bool, text: &str) -> CallRecord {
+        CallRecord {
+            phase: Phase::Step,
+            input: json!({"command": command}),
+            result: Some(crate::protocol::ToolResult {
+                text: text.to_string(),
+                is_error,
+            }),
+            error: None,
+            backend_time: std::time::Duration::ZERO,
+            user: None,
+        }
+    }
+
+    #[test]
+    fn a_command_refused_every_time_is_one_root_and_others_stay() {
+        let mut results: Vec<CaseResult> = (0..5)
+            .map(|i| {
+                let mut r = result(
+                    &format!("c{i}"),
+                    vec![finding(
+                        Check::IsError,
+                        Level::Must,
+                        known::INSERT_INSERTS,
+                        Some(1),
+                    )],
+                );
+                r.calls = vec![
+                    call("create", false, "File created successfully"),
+                    call("insert", true, &format!("Error: no insert ({i})\nmore")),
+                ];
+                r
+            })
+            .collect();
+        results[0].findings.push(finding(
+            Check::Text,
+            Level::Should,
+            known::INSERT_SUCCESS,
+            Some(1),
+        ));
+        results.push(result(
+            "d",
+            vec![finding(
+                Check::Effect,
+                Level::Must,
+                known::CREATE_WRITES_FILE_TEXT,
+                None,
+            )],
+        ));
+        let causes = root_causes(&results);
+        let rules: Vec<&str> = causes.iter().map(|c| c.rule.as_str()).collect();
+        // Ranked as any cause: wrong content before a wrong flag.
+        assert_eq!(rules, ["create.writes-file-text", "insert.inserts"]);
+        assert_eq!((causes[1].cases, causes[1].consequences), (5, 1));
+        assert_eq!(
+            causes[1].message,
+            "every insert call was answered with an error, the first: Error: no insert (0)"
+        );
+        // One insert that worked: no such root.
+        results[4].calls[1] = call("insert", false, "The file has been edited.");
+        let causes = root_causes(&results);
+        assert_eq!(causes.len(), 3, "{causes:?}");
+    }
+
+    #[test]
+    fn a_cause_is_shown_by_its_plainest_case() {
+        let case = |id: &str, texts: &[&str]| {
+            let mut r = result(
+                id,
+                vec![finding(
+                    Check::IsError,
+                    Level::Must,
+                    known::INSERT_INSERTS,
+                    Some(0),
+                )],
+            );
+            r.calls = texts
+                .iter()
+                .map(|text| call("insert", false, text))
+                .collect();
+            for (record, text) in r.calls.iter_mut().zip(texts) {
+                record.input = json!({"command": "insert", "insert_text": text});
+            }
+            r
+        };
+        let results = [
+            case("crlf", &["a\r\n"]),
+            case("long", &["a", "b", "c"]),
+            case("plain", &["a", "b"]),
+            case("plain-too", &["a", "b"]),
+        ];
+        let causes = root_causes(&results);
+        assert_eq!(
+            (causes[0].first_case.as_str(), causes[0].cases),
+            ("plain", 4)
+        );
     }
 
     #[test]

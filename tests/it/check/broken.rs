@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::{Run, check, fixtures};
 
@@ -746,7 +746,9 @@ fn root_rules(run: &Run) -> Vec<(String, String)> {
 /// then show follows from it); a store that refuses every path is one root, quoting its first
 /// answer; a clean path limit is a choice (INFO `decide.limits`), conformant. Bytes a view
 /// cannot show (a newline create adds, `\r\n` an insert rewrites) are found by the byte probe,
-/// and a view that splits lines where the file has none is the view's fault, not create's.
+/// and a view that splits lines where the file has none is the view's fault, not create's. A
+/// memory a refusal beyond a limit removed is lost, whatever the limit. A command refused every
+/// time is one root, shown by its plainest case.
 #[test]
 fn a_store_fault_is_one_root_cause_of_its_own_rule() {
     let mut seen = Vec::new();
@@ -782,6 +784,18 @@ fn a_store_fault_is_one_root_cause_of_its_own_rule() {
             ][..],
             NOT_CONFORMANT,
         ),
+        // The limit is a choice, the memory its refusal lost is not.
+        (
+            "kv/limit_loses",
+            &[("rename.moves", "MUST")][..],
+            NOT_CONFORMANT,
+        ),
+        // A command refused every time: one root for its rules.
+        (
+            "kv/no_insert",
+            &[("insert.inserts", "MUST")][..],
+            NOT_CONFORMANT,
+        ),
     ] {
         let run = check(
             Some(backend),
@@ -806,6 +820,23 @@ fn a_store_fault_is_one_root_cause_of_its_own_rule() {
     assert!(
         limits.to_string().contains("refuses long paths"),
         "the limit is named in the choices: {limits:#}"
+    );
+    let no_insert = &seen[7].json()["root_causes"][0];
+    assert_eq!(
+        (&no_insert["message"], &no_insert["first_case"]),
+        (
+            &json!(
+                "every insert call was answered with an error, the first: Error: insert is not supported by this store"
+            ),
+            &json!("insert.empty-file")
+        ),
+        "the plainest insert case shows it: {no_insert:#}"
+    );
+    let lost = &seen[6].json()["root_causes"][0];
+    assert_eq!(
+        (&lost["harm"], &lost["first_case"]),
+        (&json!("loss"), &json!("scale.rename-onto-long-path")),
+        "{lost:#}"
     );
 
     let run = check(
