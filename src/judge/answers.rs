@@ -7,6 +7,7 @@ use super::witness;
 use super::{Check, Finding};
 use crate::exec::Fault;
 use crate::protocol::ToolResult;
+use crate::spec::{Graded, Level, known};
 use crate::suite::case::{Step, TextExpectation};
 use crate::suite::load::LoadedCase;
 use crate::suite::matcher;
@@ -35,11 +36,37 @@ pub fn check_step(
             (true, false) => "accepted a call the spec refuses",
             (false, _) => "refused a call the spec accepts",
         };
+        // A call accepted where the spec refuses it broke the rule that refuses it, the case's
+        // own where that is a rule of as much weight (`create.no-overwrite`, `insert.line-range`,
+        // a traversal rule), not the flag's: its harm stays a wrong outcome (an escape is what
+        // the confinement checks find). A flag missing on a refusal stays the flag's, as does an
+        // acceptance where the case's rule only words the error (`delete.missing`, SHOULD) or
+        // is about errors in general (`errors.terminates`); a crossing between users keeps that
+        // lane's rule.
+        // A refusal in words is the refusal the step's rule asks for with its flag missing:
+        // the flag's rule (MUST under both revisions), whichever rule grades the refusal.
+        let flag = Graded {
+            rule: known::IS_ERROR_FLAG,
+            level: Level::Must,
+        };
+        let graded = if expected && words_refuse {
+            &flag
+        } else if expected
+            && !words_refuse
+            && rules.is_error.rule == known::IS_ERROR_FLAG
+            && loaded.main.level >= rules.is_error.level
+            && loaded.main.rule != known::USERS_ISOLATED
+            && !loaded.main.rule.as_str().starts_with("errors.")
+        {
+            &loaded.main
+        } else {
+            &rules.is_error
+        };
         findings.push(
             Finding::new(
                 Check::IsError,
-                rules.is_error.level,
-                rules.is_error.rule.clone(),
+                graded.level,
+                graded.rule.clone(),
                 format!(
                     "{what}: is_error should be {expected}, the backend said {}",
                     answer.is_error

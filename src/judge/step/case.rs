@@ -646,7 +646,11 @@ impl<'c> CaseLedger<'c> {
                 .filter(|((effect, _), _)| self.user_of(effect.user.as_deref()) == user)
                 .map(|(effect, seen)| (*effect, seen.clone()))
                 .unzip();
-            let how = format!("read back with the view of user {}", shown_user(user));
+            // Both users named, as every finding of a crossing does.
+            let how = format!(
+                "read back with view {}",
+                super::crossing::beside_users(user, &self.loaded.case.users)
+            );
             findings.extend(effects::judge(
                 &effects,
                 &seen,
