@@ -526,6 +526,55 @@ mod tests {
         assert_ne!(make(sequence_seed(7, 3)), make(sequence_seed(7, 4)));
     }
 
+    /// The forms the suite sends that real stores get wrong are sent by the fuzzer too (issue
+    /// 29): a view to the end of a file, a path with a trailing slash, `insert_line` at both
+    /// ends of a file of lines.
+    #[test]
+    fn the_forms_the_suite_sends_are_generated() {
+        let spec = Spec::builtin(Revision::Ga2026).expect("spec");
+        let mut seen = std::collections::BTreeSet::new();
+        for index in 0..40 {
+            let mut oracle = Oracle::new(Revision::Ga2026).expect("oracle");
+            let (actions, _) = Generator::new(sequence_seed(3, index), Revision::Ga2026).sequence(
+                &mut oracle,
+                &spec,
+                60,
+            );
+            let mut model = Oracle::new(Revision::Ga2026).expect("oracle");
+            for input in actions.iter().flat_map(Action::calls) {
+                let field = |name: &str| input.get(name).and_then(serde_json::Value::as_str);
+                let lines = field("path")
+                    .and_then(|path| model.model().files.get(path))
+                    .map_or(0, |text| text.lines().count());
+                let at = input.get("insert_line").and_then(serde_json::Value::as_u64);
+                if input.get("view_range").and_then(|r| r.get(1)) == Some(&serde_json::json!(-1)) {
+                    seen.insert("view to the end");
+                }
+                if ["path", "old_path", "new_path"]
+                    .iter()
+                    .any(|name| field(name).is_some_and(|p| p.len() > 1 && p.ends_with('/')))
+                {
+                    seen.insert("trailing slash");
+                }
+                match at {
+                    Some(0) if lines > 0 => seen.insert("insert at the start"),
+                    Some(n) if lines > 0 && n as usize == lines => seen.insert("insert at the end"),
+                    _ => false,
+                };
+                model.apply(&input);
+            }
+        }
+        assert_eq!(
+            seen.into_iter().collect::<Vec<_>>(),
+            [
+                "insert at the end",
+                "insert at the start",
+                "trailing slash",
+                "view to the end"
+            ]
+        );
+    }
+
     /// A trial judges a new sequence against what the generator's reference answered while it
     /// made it, and a shrunk one against a reference run anew: the two must be the same.
     #[test]
