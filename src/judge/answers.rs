@@ -44,12 +44,14 @@ pub fn check_step(
         // is about errors in general (`errors.terminates`); a crossing between users keeps that
         // lane's rule.
         // A refusal in words is the refusal the step's rule asks for with its flag missing:
-        // the flag's rule (MUST under both revisions), whichever rule grades the refusal.
+        // the flag's rule (MUST under both revisions), whichever MUST rule grades the refusal.
+        // A step graded at SHOULD (a refusal the page words but a store may answer otherwise)
+        // stays at its level: a case never fails above the level of its checks.
         let flag = Graded {
             rule: known::IS_ERROR_FLAG,
             level: Level::Must,
         };
-        let graded = if expected && words_refuse {
+        let graded = if expected && words_refuse && rules.is_error.level == Level::Must {
             &flag
         } else if expected
             && !words_refuse
