@@ -36,17 +36,17 @@ pub fn check_step(
             (true, false) => "accepted a call the spec refuses",
             (false, _) => "refused a call the spec accepts",
         };
-        // A call accepted where the spec refuses it broke the rule that refuses it, the case's
+        // A refusal in words is the refusal the step's rule asks for with its flag missing:
+        // the flag's rule (MUST under both revisions), whichever MUST rule grades the refusal.
+        // A step graded at SHOULD (a refusal the page words but a store may answer otherwise)
+        // stays at its level: a case never fails above the level of its checks.
+        // Then, a call accepted where the spec refuses it broke the rule that refuses it, the case's
         // own where that is a rule of as much weight (`create.no-overwrite`, `insert.line-range`,
         // a traversal rule), not the flag's: its harm stays a wrong outcome (an escape is what
         // the confinement checks find). A flag missing on a refusal stays the flag's, as does an
         // acceptance where the case's rule only words the error (`delete.missing`, SHOULD) or
         // is about errors in general (`errors.terminates`); a crossing between users keeps that
         // lane's rule.
-        // A refusal in words is the refusal the step's rule asks for with its flag missing:
-        // the flag's rule (MUST under both revisions), whichever MUST rule grades the refusal.
-        // A step graded at SHOULD (a refusal the page words but a store may answer otherwise)
-        // stays at its level: a case never fails above the level of its checks.
         let flag = Graded {
             rule: known::IS_ERROR_FLAG,
             level: Level::Must,

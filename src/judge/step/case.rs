@@ -518,10 +518,6 @@ impl<'c> CaseLedger<'c> {
         })
     }
 
-    /// A step's successful `create` of a file that a later step edits is read back at once: a
-    /// create that wrote the wrong bytes is then that step's fault, under
-    /// `create.writes-file-text`, and what the edits leave follows from it (one fault, one root
-    /// cause), instead of a wrong file graded under the edit's rule.
     /// After step `index` refused beyond a limit, the steps stop and the store must be as it
     /// was before that step: each memory the setup made on a path in `unmade` (those the step
     /// and the later ones name), and no earlier step named, is expected unchanged, under the
@@ -551,6 +547,10 @@ impl<'c> CaseLedger<'c> {
         self.before.stopped_before(&case.steps[..index]);
     }
 
+    /// A step's successful `create` of a file that a later step edits is read back at once: a
+    /// create that wrote the wrong bytes is then that step's fault, under
+    /// `create.writes-file-text`, and what the edits leave follows from it (one fault, one root
+    /// cause), instead of a wrong file graded under the edit's rule.
     fn read_created(&self, index: usize, input: &Value) -> Option<(String, EffectKind)> {
         let field = |name: &str| input.get(name).and_then(Value::as_str);
         let (Some("create"), Some(path), Some(text)) =
