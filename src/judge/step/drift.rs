@@ -31,7 +31,10 @@ fn touches(a: &str, b: &str) -> bool {
 /// The rule: a difference (above INFO, not in the security lane) at a later step whose input
 /// names a drifted path, a folder above one or a path below one follows from the earliest
 /// such path's step, unless it is a text difference under a (command, rule) this side already
-/// showed on an equal store: that wording would differ without the drift.
+/// showed on an equal store: that wording would differ without the drift. A step that only
+/// reads starts no drift: it changed nothing, and what it shows wrong may be its own fault (a
+/// view that formats lines its own way shows it on every file), so later steps do not follow
+/// it; they follow a drift only a write began.
 #[derive(Debug, Default)]
 pub(super) struct Drift {
     paths: std::collections::BTreeMap<String, usize>,
@@ -83,9 +86,10 @@ impl Drift {
 
     /// After a step of a side without a folder: its outcomes say what drifts. A command that
     /// changes the store and came out otherwise than the reference's drifts the paths it
-    /// names; a MUST difference that follows nothing shows that those paths already differ;
-    /// a create, delete or rename that both sides did brings a path back in line, or moves
-    /// its drift.
+    /// names, and so does a MUST difference of such a command that follows nothing; a step
+    /// that only reads starts no drift (a read changed nothing, and what it shows wrong may
+    /// be the reader's own fault); a create, delete or rename that both sides did brings a
+    /// path back in line, or moves its drift.
     pub(super) fn follow_outcome(
         &mut self,
         pair: Pair,
@@ -96,8 +100,11 @@ impl Drift {
         let Some(failed) = failed else {
             return;
         };
+        if !CHANGES_STORE.contains(&at.command) {
+            return;
+        }
         let cause = self.cause(at).unwrap_or(at.number);
-        let differs = CHANGES_STORE.contains(&at.command) && failed != at.reference_failed;
+        let differs = failed != at.reference_failed;
         let shows = divergences.iter().any(|d| {
             d.pair == Some(pair) && !d.security && d.cascade_of.is_none() && d.level == Level::Must
         });
@@ -130,5 +137,74 @@ impl Drift {
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::known;
+
+    const PAIR: Pair = Pair::BackendReference;
+
+    /// Steps of a store that is not a folder, each answered as the reference answered, with
+    /// a MUST text difference at the steps listed in `differ`; what each step follows.
+    fn follows(steps: &[(&str, &str)], differ: &[usize]) -> Vec<Option<usize>> {
+        let mut drift = Drift::default();
+        steps
+            .iter()
+            .enumerate()
+            .map(|(i, (command, path))| {
+                let number = i + 1;
+                let paths = [path.to_string()];
+                let at = At {
+                    number,
+                    command,
+                    paths: &paths,
+                    reference_failed: false,
+                };
+                let mut found: Vec<Finding> = differ
+                    .contains(&number)
+                    .then(|| {
+                        Finding::new(Check::Text, Level::Must, known::VIEW_MISSING, "differs")
+                            .between(PAIR)
+                    })
+                    .into_iter()
+                    .collect();
+                drift.mark(PAIR, &at, &mut found);
+                drift.follow_outcome(PAIR, &at, Some(false), &found);
+                found.first().and_then(|f| f.cascade_of)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_read_starts_no_cascade_of_its_own() {
+        // The view at 3 shows a difference on a.txt: the later edit of a.txt does not follow
+        // it (the view changed nothing), nor does b.txt's.
+        let steps = [
+            ("create", "a.txt"),
+            ("create", "b.txt"),
+            ("view", "a.txt"),
+            ("str_replace", "a.txt"),
+            ("str_replace", "b.txt"),
+        ];
+        assert_eq!(follows(&steps, &[3, 4, 5]), [None, None, None, None, None]);
+        let steps = [("view", "c.txt"), ("view", "c.txt"), ("create", "c.txt")];
+        assert_eq!(follows(&steps, &[1, 2, 3]), [None, None, None]);
+    }
+
+    #[test]
+    fn a_write_that_shows_a_difference_starts_one() {
+        let steps = [
+            ("create", "a.txt"),
+            ("view", "a.txt"),
+            ("view", ""),
+            ("view", "b.txt"),
+        ];
+        assert_eq!(
+            follows(&steps, &[1, 2, 3, 4]),
+            [None, Some(1), Some(1), None]
+        );
     }
 }
