@@ -1,6 +1,7 @@
 //! Shrinking a sequence that diverges to a minimal one that still does: cut what follows the
 //! finding, drop steps (halves, then quarters, … then one at a time, as delta debugging does),
-//! then simplify what is left (fewer files in a fill, shorter texts), and drop again. Every
+//! then simplify what is left (a fill as the few files later steps name, a create and its
+//! rename as one create, fewer files in a fill, shorter texts), and drop again. Every
 //! candidate is replayed on the backend; it is kept only when it still shows a finding of the
 //! same kind under the same rule.
 
@@ -105,26 +106,40 @@ fn drop_steps(
     }
 }
 
-/// Makes each step simpler where the finding survives it: a fill with fewer files, a text of
-/// one short line, an edit with a short replacement.
+/// Makes each step simpler where the finding survives it: a fill as creates of the files later
+/// steps name, a create and the rename that moves that file as one create of the new path, a
+/// fill with fewer files, a text of one short line, an edit with a short replacement.
 fn simplify(
     best: &mut Vec<Action>,
     shown: &mut Located,
     attempt: &mut dyn FnMut(&[Action]) -> Option<Located>,
 ) {
-    for index in 0..best.len() {
-        for simpler in simpler(&best[index]) {
+    // A step made simpler is tried again: a fill that became a create can then lose its text.
+    let mut index = 0;
+    while index < best.len() {
+        let replacements: Vec<_> = unfilled(best, index)
+            .into_iter()
+            .chain(created_moved(best, index))
+            .chain(
+                simpler(&best[index])
+                    .into_iter()
+                    .map(|a| (index..index + 1, vec![a])),
+            )
+            .collect();
+        let mut simplified = false;
+        for (steps, replacement) in replacements {
             let mut candidate = best.clone();
-            candidate[index] = simpler;
+            candidate.splice(steps, replacement);
             if let Some(found) = attempt(&candidate) {
                 candidate.truncate(found.action + 1);
                 *best = candidate;
                 *shown = found;
+                simplified = true;
                 break;
             }
         }
-        if index + 1 >= best.len() {
-            break;
+        if !simplified {
+            index += 1;
         }
     }
 }
@@ -173,6 +188,56 @@ fn rename(
             *shown = found;
         }
     }
+}
+
+/// The steps that replace a fill at `index` with creates of only the files later steps name
+/// (`fill w1 with 50 files; insert w1/f4.txt` → `create w1/f4.txt; insert w1/f4.txt`), when
+/// they name at most three; `None` when the step is no fill or it is all they name.
+fn unfilled(best: &[Action], index: usize) -> Option<(std::ops::Range<usize>, Vec<Action>)> {
+    let action = &best[index];
+    let Action::Fill { folder, count } = action.inner() else {
+        return None;
+    };
+    let named: Vec<usize> = (1..=*count)
+        .filter(|i| {
+            let file = format!("{folder}/f{i}.txt");
+            best[index + 1..]
+                .iter()
+                .any(|later| paths(later).contains(&file))
+        })
+        .collect();
+    if named.len() > 3 || named.len() == *count {
+        return None;
+    }
+    let creates = named
+        .into_iter()
+        .map(|i| action.made_as(Action::Call(super::action::fill_call(folder, i))))
+        .collect();
+    Some((index..index + 1, creates))
+}
+
+/// The steps that replace a create at `index` and the next step, when that renames the file it
+/// made, with one create of the new path (`create a; rename a → b` → `create b`), so that a
+/// finding on `b` is shown without the move; `None` otherwise.
+fn created_moved(best: &[Action], index: usize) -> Option<(std::ops::Range<usize>, Vec<Action>)> {
+    let (Action::Call(create), Some(Action::Call(rename))) =
+        (best[index].inner(), best.get(index + 1).map(Action::inner))
+    else {
+        return None;
+    };
+    if best[index].user() != best[index + 1].user()
+        || create.get("command").and_then(Value::as_str) != Some("create")
+        || rename.get("command").and_then(Value::as_str) != Some("rename")
+        || rename.get("old_path") != create.get("path")
+    {
+        return None;
+    }
+    let mut moved = create.clone();
+    moved["path"] = rename.get("new_path")?.clone();
+    Some((
+        index..index + 2,
+        vec![best[index].made_as(Action::Call(moved))],
+    ))
 }
 
 /// The paths an action names.
@@ -322,6 +387,58 @@ mod tests {
             shrunk[0],
             Action::Call(json!({"command": "create", "path": "/memories/a", "file_text": "x\n"}))
         );
+    }
+
+    /// Diverges at the first `view` of `/memories/b` once it holds a file.
+    fn diverges_on_b(candidate: &[Action]) -> Option<Located> {
+        let mut holds = std::collections::HashSet::new();
+        for (i, action) in candidate.iter().enumerate() {
+            for call in action.calls() {
+                match call["command"].as_str() {
+                    Some("create") => {
+                        holds.insert(call["path"].as_str()?.to_string());
+                    }
+                    Some("rename") if holds.remove(call["old_path"].as_str()?) => {
+                        holds.insert(call["new_path"].as_str()?.to_string());
+                    }
+                    Some("view")
+                        if call["path"] == "/memories/b" && holds.contains("/memories/b") =>
+                    {
+                        return Some(located(i));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn a_fill_becomes_the_file_named_and_a_create_moved_one_create() {
+        let call = Action::Call;
+        let actions = vec![
+            Action::Fill {
+                folder: "/memories/w1".into(),
+                count: 100,
+            },
+            call(
+                json!({"command": "rename", "old_path": "/memories/w1/f62.txt", "new_path": "/memories/b"}),
+            ),
+            call(json!({"command": "view", "path": "/memories/b"})),
+        ];
+        let limits = Limits {
+            trials: 100,
+            time: Duration::from_secs(10),
+        };
+        let (shrunk, shown, _) = shrink(actions, located(2), limits, &mut diverges_on_b);
+        assert_eq!(
+            shrunk,
+            [
+                call(json!({"command": "create", "path": "/memories/b", "file_text": "x\n"})),
+                call(json!({"command": "view", "path": "/memories/b"})),
+            ]
+        );
+        assert_eq!(shown.action, 1);
     }
 
     #[test]
