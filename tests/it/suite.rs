@@ -206,6 +206,36 @@ fn lint_rejects_plants_in_a_case_of_many_users() {
     }
 }
 
+/// A view of `/memories`, or of a folder the setup made, is graded under `view.dir.*`: its
+/// flag filed under `view.file.*` would name the wrong command's rule.
+#[test]
+fn lint_rejects_a_folder_view_graded_as_a_file() {
+    let viewing = |path: &str, rule: &str| {
+        format!(
+            r#"{{"area": "view", "cases": [{{"id": "view.x", "title": "t", "rules": ["view.dir.contents"], "setup": [{{"command": "create", "path": "/memories/d/a.txt", "file_text": "a"}}], "steps": [{{"input": {{"command": "view", "path": "{path}"}}, "is_error": false, "is_error_rule": "{rule}"}}]}}]}}"#
+        )
+    };
+    for path in ["/memories", "/memories/d", "/memories/d/"] {
+        let problems = lint_one(&viewing(path, "view.file.content"));
+        let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        assert!(
+            text.len() == 1
+                && text[0].contains(
+                    "step 1 views a folder, but grades its flag under a view.file.* rule"
+                ),
+            "{path}: {text:#?}"
+        );
+    }
+    for (path, rule) in [
+        ("/memories/d", "view.dir.contents"),
+        ("/memories/d/a.txt", "view.file.content"),
+        ("/memories/dd", "view.file.content"),
+    ] {
+        let problems = lint_one(&viewing(path, rule));
+        assert!(problems.is_empty(), "{path} {rule}: {problems:?}");
+    }
+}
+
 #[test]
 fn lint_names_the_file_of_a_malformed_case() {
     let problems = lint_one(r#"{"area": "create", "cases": [{"id": "create.x", "steps": []}]}"#);

@@ -496,6 +496,27 @@ fn memories_prefix_confusion_fails() {
         &run.result("paths.prefix-sibling.create"),
         "outside:MUST"
     ));
+    // Calls it accepted where the spec refuses them are filed under the rule that refuses them,
+    // and say they were accepted: not a missing `is_error` flag.
+    let causes = run.json()["root_causes"].clone();
+    let accepted = causes
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["rule"] == "security.prefix" && c["security"] != true);
+    assert!(
+        accepted.is_some_and(|c| c["level"] == "MUST"
+            && c["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("accepted a call the spec refuses"))),
+        "{causes:#}"
+    );
+    assert!(
+        !root_rules(&run)
+            .iter()
+            .any(|(rule, _)| rule == "errors.is-error-flag"),
+        "{causes:#}"
+    );
 }
 
 // --- the backend broke: error, exit 3 ------------------------------------------------------

@@ -128,6 +128,20 @@ fn each_naive_mapping_crosses_where_its_design_does() {
                 "{backend}: {id} {failed:?}"
             );
         }
+        // Its root cause names both users: the one who saw and the one whose memory it was
+        // (an effect read back names them as an answer does).
+        let causes = run.json()["root_causes"].clone();
+        let crossing = causes
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|c| c["rule"] == "users.isolated");
+        assert!(
+            crossing.is_some_and(|c| c["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("as user ") && m.contains(", beside user "))),
+            "{backend}: {causes:#}"
+        );
         // Every failure is the crossing, graded SECURITY under users.isolated; what else
         // differs in its case follows from it (one root cause).
         for result in run.results().iter().filter(|r| r["outcome"] == "fail") {
