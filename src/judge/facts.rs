@@ -119,6 +119,14 @@ pub fn judge(
                     .to_string(),
             );
         }
+        // A limit of the store's own, refused with an error (as `check` grades it: the same
+        // rule); whether the refusal left the store as it was is `check`'s question.
+        if let Some(choice) = super::effects::beyond_limit(input).filter(|_| answer.is_error) {
+            return Judged::Open(format!(
+                "the backend {choice}, a limit the page lets it set ({})",
+                known::LIMITS
+            ));
+        }
         if answer.is_error && exotic(input) {
             return Judged::Open(
                 "the backend refuses a name with pattern characters or a trailing space or dot, which the spec neither allows nor forbids"

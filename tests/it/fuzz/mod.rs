@@ -171,6 +171,34 @@ broken! {
     a_slash_kept_in_moved_keys_is_found => "slash_kept",
 }
 
+/// A path limit refused cleanly is a choice under `fuzz` as under `check` (`decide.limits`):
+/// the sequences that reach it stop there, unjudged, and nothing is found. (Its kept case was
+/// `info` under `check` and a MUST under `fuzz`.)
+#[test]
+fn a_clean_path_limit_is_no_divergence() {
+    let store = tempfile::tempdir().expect("temp dir");
+    let run = memspec_in(
+        store.path(),
+        &[
+            "fuzz",
+            "--backend",
+            &kv("path_limit", ""),
+            "--not-on-folder",
+            "--seed",
+            "1",
+            "--steps",
+            "3000",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("stopped early where the spec leaves the answer open"),
+        "no sequence reached the limit:\n{}",
+        run.stdout
+    );
+}
+
 /// The two race backends are correct with one client and broken with two on one store. A lost
 /// acknowledged edit is a memory lost (MUST, `fail`); two creates both told they created one
 /// path break a SHOULD (`warn`).
