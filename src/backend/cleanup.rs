@@ -194,3 +194,32 @@ pub fn remove_folders() -> Vec<String> {
         Err(e) => vec![format!("{}: {e}", path.display())],
     })
 }
+
+/// Set once the harness is being stopped: no backend process starts after that.
+static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Held (shared) while a backend process is being started, and (alone) by [`stop_starts`]: a
+/// stop waits for the starts under way, so that each process they make already runs in its own
+/// session when the stop looks for the processes to kill, and none starts after it.
+static STARTS: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// Whether the harness is being stopped (see [`stop_starts`]).
+pub fn stopping() -> bool {
+    STOPPING.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// Runs `start` (a spawn), unless the harness is being stopped (`None`).
+pub(crate) fn start_unless_stopping<T>(start: impl FnOnce() -> T) -> Option<T> {
+    let _start = STARTS
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    (!stopping()).then(start)
+}
+
+/// From now on no backend process starts; returns once the starts under way are done.
+pub fn stop_starts() {
+    let _stop = STARTS
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    STOPPING.store(true, std::sync::atomic::Ordering::SeqCst);
+}

@@ -147,7 +147,9 @@ impl Stdio {
                 Ok(())
             });
         }
-        let mut child = command.spawn().map_err(|e| BackendError::Spawn {
+        let spawned = super::cleanup::start_unless_stopping(|| command.spawn())
+            .unwrap_or_else(|| Err(std::io::Error::other("the run is being stopped")));
+        let mut child = spawned.map_err(|e| BackendError::Spawn {
             command: command_line.clone(),
             reason: e.to_string(),
         })?;
