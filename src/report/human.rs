@@ -468,8 +468,13 @@ fn root_causes(out: &mut String, report: &Report) {
         plural(causes.len(), "rule", "rules"),
         if consequences > 0 {
             format!(
-                ", and {} that only follow from them",
-                plural(consequences, "finding", "findings")
+                ", and {} that only {} from them",
+                plural(consequences, "finding", "findings"),
+                if consequences == 1 {
+                    "follows"
+                } else {
+                    "follow"
+                }
             )
         } else {
             String::new()

@@ -3,7 +3,9 @@
 
 use crate::exec::tree::Difference;
 use crate::judge::cascade::CHANGES_STORE;
-use crate::judge::{Check, Finding, Pair};
+use crate::judge::effects;
+use crate::judge::model::ROOT;
+use crate::judge::{Check, Finding, Harm, Pair};
 use crate::spec::Level;
 
 /// One step, as the drift sees it.
@@ -16,12 +18,15 @@ pub(super) struct At<'a> {
     pub(super) reference_failed: bool,
 }
 
-/// Whether an input naming memory path `a` reads or writes what is at memory path `b`: the
-/// same path, one below the other (a listing of a folder above, a file in a moved folder).
+/// Whether an input naming memory path `a` reads or writes what is at memory path `b` (both
+/// relative to the root, `""` the root): the same path, one below the other (a listing of a
+/// folder above, a file in a moved folder), as [`effects::related`] tells for full paths.
 fn touches(a: &str, b: &str) -> bool {
-    let below =
-        |x: &str, y: &str| x.len() > y.len() && x.starts_with(y) && x[y.len()..].starts_with('/');
-    a == b || a.is_empty() || b.is_empty() || below(a, b) || below(b, a)
+    let full = |path: &str| match path {
+        "" => ROOT.to_string(),
+        path => format!("{ROOT}/{path}"),
+    };
+    effects::related(&full(a), &full(b))
 }
 
 /// The memory paths whose state differs between one side (the backend, the recording) and the
@@ -32,9 +37,10 @@ fn touches(a: &str, b: &str) -> bool {
 /// names a drifted path, a folder above one or a path below one follows from the earliest
 /// such path's step, unless it is a text difference under a (command, rule) this side already
 /// showed on an equal store: that wording would differ without the drift. A step that only
-/// reads starts no drift: it changed nothing, and what it shows wrong may be its own fault (a
-/// view that formats lines its own way shows it on every file), so later steps do not follow
-/// it; they follow a drift only a write began.
+/// reads starts no drift by what it shows wrong, which may be its own fault (a view that
+/// formats lines its own way shows it on every file), unless it shows a memory lost: a fact of
+/// the store, which an earlier write left (a rename that moved a file where it cannot be
+/// read), so what later steps see of that path follows it.
 #[derive(Debug, Default)]
 pub(super) struct Drift {
     paths: std::collections::BTreeMap<String, usize>,
@@ -87,9 +93,9 @@ impl Drift {
     /// After a step of a side without a folder: its outcomes say what drifts. A command that
     /// changes the store and came out otherwise than the reference's drifts the paths it
     /// names, and so does a MUST difference of such a command that follows nothing; a step
-    /// that only reads starts no drift (a read changed nothing, and what it shows wrong may
-    /// be the reader's own fault); a create, delete or rename that both sides did brings a
-    /// path back in line, or moves its drift.
+    /// that only reads starts a drift only when it shows a memory lost (what else it shows
+    /// wrong may be the reader's own fault); a create, delete or rename that both sides did
+    /// brings a path back in line, or moves its drift.
     pub(super) fn follow_outcome(
         &mut self,
         pair: Pair,
@@ -100,13 +106,15 @@ impl Drift {
         let Some(failed) = failed else {
             return;
         };
-        if !CHANGES_STORE.contains(&at.command) {
-            return;
-        }
+        let writes = CHANGES_STORE.contains(&at.command);
         let cause = self.cause(at).unwrap_or(at.number);
-        let differs = failed != at.reference_failed;
+        let differs = writes && failed != at.reference_failed;
         let shows = divergences.iter().any(|d| {
-            d.pair == Some(pair) && !d.security && d.cascade_of.is_none() && d.level == Level::Must
+            d.pair == Some(pair)
+                && !d.security
+                && d.cascade_of.is_none()
+                && d.level == Level::Must
+                && (writes || d.harm() == Harm::Loss)
         });
         if differs || shows {
             for path in at.paths {
@@ -192,6 +200,61 @@ mod tests {
         assert_eq!(follows(&steps, &[3, 4, 5]), [None, None, None, None, None]);
         let steps = [("view", "c.txt"), ("view", "c.txt"), ("create", "c.txt")];
         assert_eq!(follows(&steps, &[1, 2, 3]), [None, None, None]);
+    }
+
+    #[test]
+    fn a_read_that_shows_a_memory_lost_starts_one() {
+        // A rename both sides acknowledged; the view of its destination shows the memory gone:
+        // the listing after it follows the loss, the unrelated file's view does not.
+        let mut drift = Drift::default();
+        let at = |number, command, path: &str| (number, command, vec![path.to_string()]);
+        let steps = [
+            at(1, "rename", "e"),
+            at(2, "view", "e/a.txt"),
+            at(3, "view", ""),
+            at(4, "view", "f.txt"),
+        ];
+        let mut shown = Vec::new();
+        for (number, command, paths) in &steps {
+            let at = At {
+                number: *number,
+                command,
+                paths,
+                reference_failed: false,
+            };
+            let mut found: Vec<Finding> = match number {
+                2 => vec![Finding::new(
+                    Check::Lost,
+                    Level::Must,
+                    known::RENAME_MOVES,
+                    "gone",
+                )],
+                1 => vec![],
+                _ => vec![Finding::new(
+                    Check::Text,
+                    Level::Must,
+                    known::VIEW_MISSING,
+                    "x",
+                )],
+            }
+            .into_iter()
+            .map(|f| f.between(PAIR))
+            .collect();
+            drift.mark(PAIR, &at, &mut found);
+            drift.follow_outcome(PAIR, &at, Some(false), &found);
+            shown.push(found.first().and_then(|f| f.cascade_of));
+        }
+        assert_eq!(shown, [None, None, Some(2), None]);
+    }
+
+    #[test]
+    fn a_path_touches_itself_what_is_above_and_below_it_only() {
+        assert!(touches("a", "a"));
+        assert!(touches("", "a/b"));
+        assert!(touches("a", "a/b"));
+        assert!(touches("a/b", "a"));
+        assert!(!touches("a", "ab"));
+        assert!(!touches("a/b", "a/c"));
     }
 
     #[test]

@@ -212,8 +212,11 @@ fn grade(seen: &Replayed<'_>, breaches: Vec<Breach>, grading: &Grading<'_>) -> V
         && let Some(lost) =
             compare::lost_on_read(seen.input, seen.reference, result, *last_change, spec)
     {
-        // The flag that came with it only restates the loss.
-        findings.retain(|d| d.pair != Some(Pair::BackendReference) || d.check != Check::IsError);
+        // The flag and the text that came with it only restate the loss.
+        findings.retain(|d| {
+            d.pair != Some(Pair::BackendReference)
+                || !matches!(d.check, Check::IsError | Check::Text)
+        });
         findings.push(of_backend(lost));
     }
     if let Some(sizes) = compare::listing_sizes(seen.input, result, after, spec) {

@@ -339,3 +339,48 @@ fn replay_reports_in_every_format_check_writes() {
     assert_eq!(code, 0, "{stdout}");
     assert!(stdout.contains("recording vs spec ("), "{stdout}");
 }
+
+/// A view that shows a memory lost is the one read that starts a drift: the loss is a fact of
+/// the store, left by the rename before it, so the listing after it follows the loss (one root
+/// cause); what a read shows wrong otherwise may be the reader's own fault and starts nothing
+/// (`judge::step::drift`'s unit tests).
+#[test]
+fn a_loss_a_view_shows_is_the_one_root() {
+    let (code, stdout, stderr) = run(&[
+        "replay",
+        "tests/fixtures/transcripts/issue29/slash-rename.inputs.jsonl",
+        "--report",
+        "--format",
+        "json",
+        "--not-on-folder",
+        "--backend",
+        "python3 tests/backends/kv/slash_kept.py {memories}",
+    ]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    let report = json(&stdout);
+    let verdict = &report["backend_verdict"];
+    assert_eq!(
+        (&verdict["differences"], &verdict["consequences"]),
+        (&Value::from(2), &Value::from(1)),
+        "{verdict}"
+    );
+    assert_eq!(verdict["causes"]["3"], 1, "{verdict}");
+    // The view's own text (an error where the file was) only restates the loss.
+    let lost = report["steps"][2]["verdict"]["divergences"].clone();
+    let rules: Vec<&str> = lost
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|d| d["rule"].as_str())
+        .collect();
+    assert_eq!(rules, ["rename.moves"], "{lost}");
+    let steps = report["steps"].as_array().cloned().unwrap_or_default();
+    let listing = steps[3]["verdict"]["divergences"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        !listing.is_empty() && listing.iter().all(|d| d["cascade_of"] == 3),
+        "{listing:?}"
+    );
+}
