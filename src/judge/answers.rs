@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+use serde_json::Value;
+
 use super::witness;
 use super::{Check, Finding};
 use crate::exec::Fault;
@@ -188,7 +190,8 @@ fn matcher_fault(error: impl std::fmt::Display) -> Fault {
 /// words), or an opening that reads as a refusal. An answer flagged as a success that refuses
 /// in words is a refusal with its flag missing, not the success the flag claims.
 pub fn refuses_in_words(step: &Step, answer: &ToolResult) -> bool {
-    reads_as_refusal(&answer.text)
+    let path = step.input.get("path").and_then(Value::as_str).unwrap_or("");
+    reads_as_refusal(&answer.text, path)
         || step
             .text
             .as_ref()
@@ -196,12 +199,19 @@ pub fn refuses_in_words(step: &Step, answer: &ToolResult) -> bool {
 }
 
 /// Whether an answer's words refuse (an opening that says error, not allowed, invalid, …, or
-/// a string of the spec's errors), whatever its flag.
-pub(crate) fn reads_as_refusal(text: &str) -> bool {
-    if witness::says_absent(text) || super::rules::reads_like_spec_error(text) {
+/// a string of the spec's errors), whatever its flag. The words of `path`, the memory path the
+/// call named (`""` when none), are not read as the answer's: a success that names
+/// `/memories/invalid path.md` is no refusal.
+pub(crate) fn reads_as_refusal(text: &str, path: &str) -> bool {
+    if witness::says_absent(text, path) || super::rules::reads_like_spec_error(text) {
         return true;
     }
-    let first = witness::opening(text);
+    let path = path.trim_end_matches('/');
+    let first = if path.is_empty() {
+        witness::opening(text)
+    } else {
+        witness::opening(&text.replace(path, ""))
+    };
     [
         "error",
         "not allowed",
@@ -240,7 +250,7 @@ mod tests {
             "Invalid path: /memories\\x",
             "Unknown command: undo_edit",
         ] {
-            assert!(reads_as_refusal(refusal), "{refusal}");
+            assert!(reads_as_refusal(refusal, ""), "{refusal}");
         }
         for success in [
             "File deleted: /memories/nope.txt",
@@ -248,7 +258,17 @@ mod tests {
             "Successfully renamed /memories/a to /memories/b",
             "Here's the content of /memories/a.txt with line numbers:\n     1\tan error log",
         ] {
-            assert!(!reads_as_refusal(success), "{success}");
+            assert!(!reads_as_refusal(success, ""), "{success}");
         }
+        // A path's own words are not the answer's.
+        let named = "/memories/not found: invalid path.md";
+        for success in [
+            format!("Here's the content of {named} with line numbers:\n     1\tx"),
+            format!("The memory file has been edited. {named}"),
+        ] {
+            assert!(!reads_as_refusal(&success, named), "{success}");
+        }
+        let missing = format!("The path {named} does not exist. Please provide a valid path.");
+        assert!(reads_as_refusal(&missing, named), "{missing}");
     }
 }

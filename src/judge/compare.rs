@@ -425,7 +425,10 @@ pub fn lost_on_read(
     if input.get("command").and_then(Value::as_str) != Some("view")
         || reference.result.is_error
         || reference.rule != known::VIEW_FILE_HEADER
-        || !super::witness::says_absent(&other.text)
+        || !super::witness::says_absent(
+            &other.text,
+            input.get("path").and_then(Value::as_str).unwrap_or(""),
+        )
     {
         return None;
     }

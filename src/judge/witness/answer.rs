@@ -38,13 +38,20 @@ pub fn opening(text: &str) -> String {
 /// Whether an answer says its path does not exist, in any of the known phrasings: the page's
 /// "does not exist", the "not found" of LangChain and key-value stores, `ENOENT`'s "no such
 /// file". Only a first line that is no file's numbered line is read, so a file or listing that
-/// merely mentions the words is not taken for absence.
-pub fn says_absent(text: &str) -> bool {
+/// merely mentions the words is not taken for absence; and without `path`, the memory path the
+/// answer is about (`""` when none is known), so that a header naming `/memories/not found.md`
+/// is not taken for absence either.
+pub fn says_absent(text: &str, path: &str) -> bool {
     let first = text.split('\n').next().unwrap_or("");
     if split_numbered(first).is_some() {
         return false;
     }
-    let first = opening(first);
+    let path = path.trim_end_matches('/');
+    let first = if path.is_empty() {
+        opening(first)
+    } else {
+        opening(&first.replace(path, ""))
+    };
     [
         "does not exist",
         "doesn't exist",

@@ -15,7 +15,7 @@ pub fn judge(path: &str, expect: &EffectKind, answer: &ToolResult) -> Seen {
         EffectKind::Absent(_) => {
             // The flag says it; a backend that does not set it still says so in words (a
             // success that says "not found" is a flag fault, judged at its step, not presence).
-            if answer.is_error || says_absent(&answer.text) {
+            if answer.is_error || says_absent(&answer.text, path) {
                 Seen::Holds
             } else {
                 Seen::Differs(format!("view of it succeeded: {}", excerpt(&answer.text)))
@@ -25,7 +25,7 @@ pub fn judge(path: &str, expect: &EffectKind, answer: &ToolResult) -> Seen {
             // The listing's format is the spec's (SHOULD); the fact here is only that the
             // path views as a folder: it lists itself, or at least shows no file's lines.
             let no_lines = numbered_lines(&answer.text).is_none_or(|lines| lines.is_empty());
-            if let Some(missing) = missing(answer) {
+            if let Some(missing) = missing(path, answer) {
                 missing
             } else if lists_itself(path, &answer.text) || no_lines {
                 Seen::Holds
@@ -37,11 +37,12 @@ pub fn judge(path: &str, expect: &EffectKind, answer: &ToolResult) -> Seen {
             }
         }
         EffectKind::FileText(text) => compare_lines(
+            path,
             &lines_of(text),
             text.ends_with('\n') || text.is_empty(),
             answer,
         ),
-        EffectKind::Lines(lines) => compare_lines(lines, true, answer),
+        EffectKind::Lines(lines) => compare_lines(path, lines, true, answer),
         _ => Seen::Holds,
     }
 }
@@ -56,9 +57,15 @@ pub(super) fn lines_of(text: &str) -> Vec<String> {
 }
 
 /// Compares a file view's numbered lines with `want`; `phantom_allowed` accepts one empty
-/// numbered line after them (what numbering after a final `\n` shows, a decision).
-pub(super) fn compare_lines(want: &[String], phantom_allowed: bool, answer: &ToolResult) -> Seen {
-    if let Some(missing) = missing(answer) {
+/// numbered line after them (what numbering after a final `\n` shows, a decision). `path`:
+/// the file viewed.
+pub(super) fn compare_lines(
+    path: &str,
+    want: &[String],
+    phantom_allowed: bool,
+    answer: &ToolResult,
+) -> Seen {
+    if let Some(missing) = missing(path, answer) {
         return missing;
     }
     let unreadable = || {
@@ -216,15 +223,15 @@ fn lines_match(
             && each(want.len()))
 }
 
-/// [`Seen::Missing`] when a view of something that should be there failed or said it does not
+/// [`Seen::Missing`] when a view of `path`, which should be there, failed or said it does not
 /// exist.
-fn missing(answer: &ToolResult) -> Option<Seen> {
+fn missing(path: &str, answer: &ToolResult) -> Option<Seen> {
     if answer.is_error {
         Some(Seen::Missing(format!(
             "view of it failed: {}",
             excerpt(&answer.text)
         )))
-    } else if says_absent(&answer.text) {
+    } else if says_absent(&answer.text, path) {
         Some(Seen::Missing(format!(
             "view of it says it does not exist: {}",
             excerpt(&answer.text)

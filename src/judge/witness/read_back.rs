@@ -168,13 +168,13 @@ fn probe<E>(
     // final newline. One probe for it is enough (the suite's texts are mostly of this kind, so
     // this halves what probes cost a correct store).
     if whole && seen == Seen::Holds && !text.contains('\r') && !text.ends_with('\n') {
-        return Ok(match probe_found(&replace(&format!("{text}\n"))?) {
+        return Ok(match probe_found(path, &replace(&format!("{text}\n"))?) {
             Some(true) => Seen::Differs(format!("it {NEWLINE_MORE}{FOUND_WITH_IT}")),
             Some(false) | None => seen,
         });
     }
     let answer = replace(text)?;
-    match probe_found(&answer) {
+    match probe_found(path, &answer) {
         None => return Ok(seen),
         Some(false) => {
             return Ok(Seen::Differs(format!(
@@ -200,7 +200,7 @@ fn probe<E>(
             ));
         }
         for (more, what) in around {
-            match probe_found(&replace(&more)?) {
+            match probe_found(path, &replace(&more)?) {
                 None => return Ok(seen),
                 Some(true) => {
                     return Ok(Seen::Differs(format!("it {what}{FOUND_WITH_IT}")));
@@ -255,9 +255,10 @@ fn without_breaks(text: &str) -> String {
 
 /// What a probe's answer says: found (a success that does not say otherwise), not found (in
 /// its words, whatever its flag: some backends answer a miss unflagged), or `None` when it
-/// cannot be read as either (another refusal, several occurrences).
-fn probe_found(answer: &ToolResult) -> Option<bool> {
-    let text = answer.text.to_lowercase();
+/// cannot be read as either (another refusal, several occurrences). The words of `path`, the
+/// file probed, are not read as the answer's.
+fn probe_found(path: &str, answer: &ToolResult) -> Option<bool> {
+    let text = answer.text.replace(path, "").to_lowercase();
     let not_found = !text.contains("multiple")
         && [
             "did not appear",
@@ -271,7 +272,7 @@ fn probe_found(answer: &ToolResult) -> Option<bool> {
     if not_found {
         return Some(false);
     }
-    let refused = answer.is_error || crate::judge::answers::reads_as_refusal(&answer.text);
+    let refused = answer.is_error || crate::judge::answers::reads_as_refusal(&answer.text, path);
     (!refused).then_some(true)
 }
 
@@ -284,7 +285,7 @@ fn read_file_back<E>(
     mut ask: impl FnMut(&Value) -> Result<ToolResult, E>,
 ) -> Result<Seen, E> {
     let answer = ask(&json!({"command": "view", "path": path}))?;
-    let plain = compare_lines(want, phantom_allowed, &answer);
+    let plain = compare_lines(path, want, phantom_allowed, &answer);
     if plain == Seen::Holds || size <= PLAIN_VIEW_LIMIT {
         return Ok(plain);
     }

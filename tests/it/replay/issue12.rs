@@ -384,3 +384,19 @@ fn a_loss_a_view_shows_is_the_one_root() {
         "{listing:?}"
     );
 }
+
+/// A file whose name says "not found" is read as a file: its view's header names it, and the
+/// words of a path are not the answer's.
+#[test]
+fn a_name_that_says_not_found_is_no_loss() {
+    let (code, stdout, stderr) = run(&[
+        "replay",
+        "tests/fixtures/transcripts/issue29/absent-words.inputs.jsonl",
+        "--report",
+        "--not-on-folder",
+        "--backend",
+        "python3 tests/backends/kv/correct.py {memories}",
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.starts_with("verdict: conformant"), "{stdout}");
+}
