@@ -115,8 +115,8 @@ pub fn attach(group: i32, kill_at: Option<usize>) -> Result<Tracer, TraceError> 
     if let Some(n) = kill_at {
         command.arg("--kill-at").arg(n.to_string());
     }
-    let mut child = command
-        .spawn()
+    let mut child = crate::backend::cleanup::start_unless_stopping(|| command.spawn())
+        .ok_or_else(|| TraceError::Tracer("the run is being stopped".to_string()))?
         .map_err(|e| TraceError::Tracer(format!("cannot start the tracer: {e}")))?;
     let Some(stdout) = child.stdout.take() else {
         let _ = child.kill();

@@ -192,7 +192,7 @@ fn rename(
 
 /// The steps that replace a fill at `index` with creates of only the files later steps name
 /// (`fill w1 with 50 files; insert w1/f4.txt` → `create w1/f4.txt; insert w1/f4.txt`), when
-/// they name at most three; `None` when the step is no fill or it is all they name.
+/// they name one to three; `None` when the step is no fill, or they name none or all of it.
 fn unfilled(best: &[Action], index: usize) -> Option<(std::ops::Range<usize>, Vec<Action>)> {
     let action = &best[index];
     let Action::Fill { folder, count } = action.inner() else {
@@ -206,7 +206,8 @@ fn unfilled(best: &[Action], index: usize) -> Option<(std::ops::Range<usize>, Ve
                 .any(|later| paths(later).contains(&file))
         })
         .collect();
-    if named.len() > 3 || named.len() == *count {
+    // None named: dropping the fill is `drop_steps`' to try.
+    if named.is_empty() || named.len() > 3 || named.len() == *count {
         return None;
     }
     let creates = named
