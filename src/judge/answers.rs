@@ -206,12 +206,7 @@ pub(crate) fn reads_as_refusal(text: &str, path: &str) -> bool {
     if witness::says_absent(text, path) || super::rules::reads_like_spec_error(text) {
         return true;
     }
-    let path = path.trim_end_matches('/');
-    let first = if path.is_empty() {
-        witness::opening(text)
-    } else {
-        witness::opening(&text.replace(path, ""))
-    };
+    let first = witness::opening_without(text, path);
     [
         "error",
         "not allowed",

@@ -156,8 +156,11 @@ mod tests {
     const PAIR: Pair = Pair::BackendReference;
 
     /// Steps of a store that is not a folder, each answered as the reference answered, with
-    /// a MUST text difference at the steps listed in `differ`; what each step follows.
-    fn follows(steps: &[(&str, &str)], differ: &[usize]) -> Vec<Option<usize>> {
+    /// the finding `found` gives each (1-based) step, if any; what each step follows.
+    fn follows_with(
+        steps: &[(&str, &str)],
+        found: impl Fn(usize) -> Option<Finding>,
+    ) -> Vec<Option<usize>> {
         let mut drift = Drift::default();
         steps
             .iter()
@@ -171,19 +174,22 @@ mod tests {
                     paths: &paths,
                     reference_failed: false,
                 };
-                let mut found: Vec<Finding> = differ
-                    .contains(&number)
-                    .then(|| {
-                        Finding::new(Check::Text, Level::Must, known::VIEW_MISSING, "differs")
-                            .between(PAIR)
-                    })
-                    .into_iter()
-                    .collect();
+                let mut found: Vec<Finding> =
+                    found(number).map(|f| f.between(PAIR)).into_iter().collect();
                 drift.mark(PAIR, &at, &mut found);
                 drift.follow_outcome(PAIR, &at, Some(false), &found);
                 found.first().and_then(|f| f.cascade_of)
             })
             .collect()
+    }
+
+    /// As [`follows_with`], with a MUST text difference at the steps listed in `differ`.
+    fn follows(steps: &[(&str, &str)], differ: &[usize]) -> Vec<Option<usize>> {
+        follows_with(steps, |number| {
+            differ
+                .contains(&number)
+                .then(|| Finding::new(Check::Text, Level::Must, known::VIEW_MISSING, "differs"))
+        })
     }
 
     #[test]
@@ -206,44 +212,27 @@ mod tests {
     fn a_read_that_shows_a_memory_lost_starts_one() {
         // A rename both sides acknowledged; the view of its destination shows the memory gone:
         // the listing after it follows the loss, the unrelated file's view does not.
-        let mut drift = Drift::default();
-        let at = |number, command, path: &str| (number, command, vec![path.to_string()]);
         let steps = [
-            at(1, "rename", "e"),
-            at(2, "view", "e/a.txt"),
-            at(3, "view", ""),
-            at(4, "view", "f.txt"),
+            ("rename", "e"),
+            ("view", "e/a.txt"),
+            ("view", ""),
+            ("view", "f.txt"),
         ];
-        let mut shown = Vec::new();
-        for (number, command, paths) in &steps {
-            let at = At {
-                number: *number,
-                command,
-                paths,
-                reference_failed: false,
-            };
-            let mut found: Vec<Finding> = match number {
-                2 => vec![Finding::new(
-                    Check::Lost,
-                    Level::Must,
-                    known::RENAME_MOVES,
-                    "gone",
-                )],
-                1 => vec![],
-                _ => vec![Finding::new(
-                    Check::Text,
-                    Level::Must,
-                    known::VIEW_MISSING,
-                    "x",
-                )],
-            }
-            .into_iter()
-            .map(|f| f.between(PAIR))
-            .collect();
-            drift.mark(PAIR, &at, &mut found);
-            drift.follow_outcome(PAIR, &at, Some(false), &found);
-            shown.push(found.first().and_then(|f| f.cascade_of));
-        }
+        let shown = follows_with(&steps, |number| match number {
+            1 => None,
+            2 => Some(Finding::new(
+                Check::Lost,
+                Level::Must,
+                known::RENAME_MOVES,
+                "gone",
+            )),
+            _ => Some(Finding::new(
+                Check::Text,
+                Level::Must,
+                known::VIEW_MISSING,
+                "x",
+            )),
+        });
         assert_eq!(shown, [None, None, Some(2), None]);
     }
 

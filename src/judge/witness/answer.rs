@@ -35,6 +35,23 @@ pub fn opening(text: &str) -> String {
         .to_lowercase()
 }
 
+/// `text` without the words of `path`, the memory path the answer is about (a trailing slash
+/// aside; `""` when none is known): a file named `not found.md` says nothing of its own
+/// absence, nor `invalid path.md` of a refusal.
+pub fn without_path<'t>(text: &'t str, path: &str) -> std::borrow::Cow<'t, str> {
+    let path = path.trim_end_matches('/');
+    if path.is_empty() || !text.contains(path) {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        std::borrow::Cow::Owned(text.replace(path, ""))
+    }
+}
+
+/// The [`opening`] of an answer, without the words of `path` ([`without_path`]).
+pub fn opening_without(text: &str, path: &str) -> String {
+    opening(&without_path(text.split('\n').next().unwrap_or(""), path))
+}
+
 /// Whether an answer says its path does not exist, in any of the known phrasings: the page's
 /// "does not exist", the "not found" of LangChain and key-value stores, `ENOENT`'s "no such
 /// file". Only a first line that is no file's numbered line is read, so a file or listing that
@@ -46,12 +63,7 @@ pub fn says_absent(text: &str, path: &str) -> bool {
     if split_numbered(first).is_some() {
         return false;
     }
-    let path = path.trim_end_matches('/');
-    let first = if path.is_empty() {
-        opening(first)
-    } else {
-        opening(&first.replace(path, ""))
-    };
+    let first = opening_without(first, path);
     [
         "does not exist",
         "doesn't exist",

@@ -14,7 +14,10 @@ mod answer;
 mod compare;
 mod read_back;
 
-pub use answer::{announces_cut, file_lines, numbered_lines, opening, says_absent, size_holds};
+pub use answer::{
+    announces_cut, file_lines, numbered_lines, opening, opening_without, says_absent, size_holds,
+    without_path,
+};
 pub use compare::{judge, ranged_view_differs};
 pub use read_back::{
     MAX_PAGES, PLAIN_VIEW_LIMIT, PROBE_MAX_BYTES, Probing, READ_BACK_MAX_LINES, read_back,

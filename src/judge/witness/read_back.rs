@@ -258,7 +258,7 @@ fn without_breaks(text: &str) -> String {
 /// cannot be read as either (another refusal, several occurrences). The words of `path`, the
 /// file probed, are not read as the answer's.
 fn probe_found(path: &str, answer: &ToolResult) -> Option<bool> {
-    let text = answer.text.replace(path, "").to_lowercase();
+    let text = super::without_path(&answer.text, path).to_lowercase();
     let not_found = !text.contains("multiple")
         && [
             "did not appear",
