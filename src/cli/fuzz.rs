@@ -7,9 +7,7 @@ use std::time::Duration;
 
 use super::check::{Format, clean_up_on_signals};
 use super::progress::Progress;
-use super::{
-    Dirs, EXIT_BACKEND_BROKE, EXIT_NOT_CONFORMANT, EXIT_USAGE, fail, print_out, say, write_failed,
-};
+use super::{Dirs, EXIT_USAGE, fail, print_out, say, write_failed};
 use memspec::backend::BackendSpec;
 use memspec::check::runner::{RunOptions, Selection};
 use memspec::check::{self, CheckConfig, Loaded};
@@ -164,13 +162,7 @@ pub(crate) fn run_fuzz(args: &FuzzArgs) -> ExitCode {
     if let Err(e) = printed {
         return write_failed(&"the report", &e);
     }
-    if fuzzed.broke {
-        ExitCode::from(EXIT_BACKEND_BROKE)
-    } else if fuzzed.divergences.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(EXIT_NOT_CONFORMANT)
-    }
+    super::exit_of(as_report.verdict())
 }
 
 /// `--users`: 2 to [`fuzz::users::MOST`].

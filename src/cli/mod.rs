@@ -231,6 +231,17 @@ impl Dirs {
 
 /// Prints `memspec: {message}` on stderr. A failed write is ignored: stderr is where it would
 /// be reported, and a diagnostic nobody can read must not turn into a panic or another error.
+/// The exit code of a run, from its one verdict ([`memspec::report::Report::verdict`]): every
+/// command that grades (check, replay, fuzz) exits by it, as its first and last line read.
+pub(crate) fn exit_of(verdict: memspec::report::Verdict) -> ExitCode {
+    use memspec::report::Verdict;
+    match verdict {
+        Verdict::Conformant => ExitCode::SUCCESS,
+        Verdict::NotConformant => ExitCode::from(EXIT_NOT_CONFORMANT),
+        Verdict::BackendBroke => ExitCode::from(EXIT_BACKEND_BROKE),
+    }
+}
+
 pub(crate) fn say(message: &dyn Display) {
     let _ = writeln!(io::stderr().lock(), "memspec: {message}");
 }

@@ -9,10 +9,7 @@ use super::progress::Progress;
 use clap::ValueEnum;
 
 use super::check::clean_up_on_signals;
-use super::{
-    EXIT_BACKEND_BROKE, EXIT_INTERNAL, EXIT_NOT_CONFORMANT, EXIT_USAGE, Target, fail, print_out,
-    say, write_failed,
-};
+use super::{EXIT_INTERNAL, EXIT_USAGE, Target, fail, print_out, say, write_failed};
 
 /// `replay --report`'s formats: its own JSON, and every format `check` writes (the replay as
 /// results of the one reporter, one per memory call).
@@ -220,7 +217,7 @@ fn pick_user(
 }
 
 pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
-    use memspec::replay::{self, Conclusion, ReplayOptions};
+    use memspec::replay::{self, ReplayOptions};
     use memspec::report::replay as report;
     let interactive = !args.report && !args.check;
     if interactive && !io::stdout().is_terminal() {
@@ -330,11 +327,7 @@ pub(crate) fn replay(args: &ReplayArgs) -> ExitCode {
     {
         return code;
     }
-    match replayed.conclusion_for(fail_on) {
-        Conclusion::Same => ExitCode::SUCCESS,
-        Conclusion::Differs => ExitCode::from(EXIT_NOT_CONFORMANT),
-        Conclusion::BackendBroke => ExitCode::from(EXIT_BACKEND_BROKE),
-    }
+    super::exit_of(as_report.verdict())
 }
 
 pub(crate) fn record(args: &RecordArgs) -> ExitCode {

@@ -234,8 +234,8 @@ fn yaml_string(text: &str) -> String {
 pub fn markdown(report: &Report) -> String {
     let mut out = String::from("## memspec conformance\n\n");
     let accepted = report.accepted_breaks();
-    // The crash lane has its own line below.
-    let verdict = match report.spec_verdict() {
+    // One verdict for every lane; the crash lane's line below is detail.
+    let verdict = match report.verdict() {
         Verdict::Conformant if !accepted.is_empty() => format!(
             "✅ matches the baseline, which accepts {}",
             accepted.describe()
@@ -246,7 +246,8 @@ pub fn markdown(report: &Report) -> String {
     };
     let _ = writeln!(
         out,
-        "**{verdict}** — backend `{}`, {}, judged by revision `{}`\n",
+        "**{verdict}{}** — backend `{}`, {}, judged by revision `{}`\n",
+        super::human::harm_note(report),
         report.backend,
         super::plural(report.results.len(), "case", "cases"),
         report.revision

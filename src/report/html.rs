@@ -63,7 +63,7 @@ fn rank(outcome: Outcome) -> u8 {
 pub fn render(report: &Report, spec: &Spec) -> String {
     let mut out = String::with_capacity(64 * 1024);
     let verdict = verdict_line(report);
-    let class = match report.spec_verdict() {
+    let class = match report.verdict() {
         Verdict::Conformant => "good",
         Verdict::NotConformant => "bad",
         Verdict::BackendBroke => "broke",

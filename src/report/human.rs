@@ -623,8 +623,8 @@ fn summary(out: &mut String, report: &Report) {
 pub(crate) fn verdict_line(report: &Report) -> String {
     let counts = report.counts();
     let count = |o: Outcome| counts.get(&o).copied().unwrap_or(0);
-    // The crash lane has its own line (`Report::crash_line`).
-    let verdict = match report.spec_verdict() {
+    // One verdict for every lane, the crash lane's included: its own line is detail.
+    let verdict = match report.verdict() {
         // A golden file is compared with, not graded by the spec.
         Verdict::Conformant if report.run == super::Run::ReplayCheck => {
             "unchanged since the recording".to_string()
@@ -668,19 +668,13 @@ pub(crate) fn verdict_line(report: &Report) -> String {
 /// What the worst root causes cost, after the verdict: a reader of the last line learns that
 /// memories were lost or something outside was touched even when a flag fault is the larger
 /// cause by count.
-fn harm_note(report: &Report) -> String {
+pub(crate) fn harm_note(report: &Report) -> String {
     use crate::judge::Harm;
     let causes = report.root_causes();
     let named = |harm: Harm| -> Vec<String> {
         causes
             .iter()
             .filter(|c| c.harm == harm && c.level != crate::spec::Level::Info)
-            // The crash lane's losses are said on its own line.
-            .filter(|c| {
-                !crate::spec::known::CRASH_RULES
-                    .iter()
-                    .any(|r| r.as_str() == c.rule.as_str())
-            })
             .map(|c| format!("{} ({})", c.rule, counted(report, c.cases)))
             .collect()
     };

@@ -299,15 +299,19 @@ impl Report {
         counts
     }
 
-    /// The run's verdict. Results accepted by the baseline do not count.
+    /// The run's one verdict, every lane included (the crash lane too): the first and last
+    /// line of every format and the exit code come from it. Results accepted by the baseline do
+    /// not count.
     pub fn verdict(&self) -> Verdict {
-        self.verdict_where(|_| true)
-    }
-
-    /// The verdict on the spec: the run's, leaving out the crash lane, which has a line of its
-    /// own ([`Report::crash_line`]).
-    pub fn spec_verdict(&self) -> Verdict {
-        self.verdict_where(|r| r.area != CRASH_AREA)
+        let open = self.results.iter().filter(|r| r.baselined.is_none());
+        let worst = open.map(|r| r.outcome).max().unwrap_or(Outcome::Pass);
+        if worst == Outcome::Error {
+            Verdict::BackendBroke
+        } else if worst == Outcome::Fail || !self.baseline_problems.is_empty() {
+            Verdict::NotConformant
+        } else {
+            Verdict::Conformant
+        }
     }
 
     /// `survives crashes: …`, when the crash lane ran: yes, NO with the first loss, or why it
@@ -367,22 +371,6 @@ impl Report {
             format!("yes ({}, {how})", plural(ran.len(), "write", "writes"))
         };
         Some(format!("survives crashes: {said}"))
-    }
-
-    fn verdict_where(&self, keep: impl Fn(&CaseResult) -> bool) -> Verdict {
-        let open = self
-            .results
-            .iter()
-            .filter(|r| keep(r))
-            .filter(|r| r.baselined.is_none());
-        let worst = open.map(|r| r.outcome).max().unwrap_or(Outcome::Pass);
-        if worst == Outcome::Error {
-            Verdict::BackendBroke
-        } else if worst == Outcome::Fail || !self.baseline_problems.is_empty() {
-            Verdict::NotConformant
-        } else {
-            Verdict::Conformant
-        }
     }
 
     /// The verdict the run would have without its baseline: every result counts.

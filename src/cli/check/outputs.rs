@@ -6,11 +6,8 @@ use std::process::ExitCode;
 
 use super::Format;
 use super::args::CheckArgs;
-use crate::cli::{
-    self, EXIT_BACKEND_BROKE, EXIT_INTERNAL, EXIT_NOT_CONFORMANT, fail, print_out, say, say_raw,
-    write_failed,
-};
-use memspec::report::{self, Report, Verdict, human};
+use crate::cli::{self, EXIT_INTERNAL, fail, print_out, say, say_raw, write_failed};
+use memspec::report::{self, Report, human};
 use memspec::spec::Spec;
 
 /// Writes `report`, the run's report under `spec`, where `args` say, and gives the exit code of
@@ -68,11 +65,7 @@ pub(super) fn write_outputs(args: &CheckArgs, report: &Report, spec: &Spec) -> E
             path.display()
         ));
     }
-    match report.verdict() {
-        Verdict::Conformant => ExitCode::SUCCESS,
-        Verdict::NotConformant => ExitCode::from(EXIT_NOT_CONFORMANT),
-        Verdict::BackendBroke => ExitCode::from(EXIT_BACKEND_BROKE),
-    }
+    crate::cli::exit_of(report.verdict())
 }
 
 /// Appends `text` to the file at `path`, creating it if needed.

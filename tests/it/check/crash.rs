@@ -154,3 +154,44 @@ fn without_ptrace_the_lane_kills_at_random_moments_and_says_so() {
         run.describe()
     );
 }
+
+/// One verdict for every lane: a store that saves in place, killed mid-save, opens every format
+/// with the loss, never with "conformant" beside it (the crash line is detail below it).
+#[test]
+fn a_crash_loss_is_the_verdict_of_every_format() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let report = |name: &str| dir.path().join(name);
+    let kv = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let run = run_command(
+        memspec()
+            .env("MEMSPEC_KV_DIR", kv.path())
+            .args(["check", "--no-recheck", "--crash", "--not-on-folder"])
+            .args(["--case", "crash.create.new-small", "--backend"])
+            .arg(script("tests/backends/kv/crash_json_file.py"))
+            .arg("--report-markdown")
+            .arg(report("r.md"))
+            .arg("--report-json")
+            .arg(report("r.json"))
+            .arg("--report-html")
+            .arg(report("r.html")),
+    );
+    assert_eq!(run.code, 1, "{}", run.describe());
+    let first = run.stdout.lines().next().unwrap_or_default();
+    assert_eq!(
+        first,
+        "verdict: NOT conformant; memories LOST: durability.crash (1 case)",
+        "{}",
+        run.describe()
+    );
+    let read = |name: &str| std::fs::read_to_string(report(name)).unwrap_or_default();
+    let markdown = read("r.md");
+    assert!(
+        markdown.contains("**❌ not conformant; memories LOST: durability.crash (1 case)**"),
+        "{markdown}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&read("r.json")).unwrap_or_default();
+    assert_eq!(json["verdict"], "not_conformant", "{json}");
+    let html = read("r.html");
+    assert!(html.contains("verdict: NOT conformant; memories LOST"), "{html}");
+    assert!(!html.contains("verdict: conformant"), "{html}");
+}
