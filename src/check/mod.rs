@@ -286,7 +286,10 @@ pub fn check(
     let races: Vec<&str> = if config.clients > 1 {
         crate::race::RACES
             .into_iter()
-            .filter(|race| config.selection.selects_race(race))
+            .filter(|race| {
+                let level = crate::race::race_level(&loaded.spec);
+                config.selection.selects_race(race, level)
+            })
             .collect()
     } else {
         Vec::new()

@@ -78,12 +78,23 @@ pub(super) fn run_calls(
     let steps = if loaded.case.together {
         run_steps_together(loaded, ledger, sessions, budget, result)?
     } else {
-        run_steps(loaded, ledger, sessions, on_folder, budget, result)?
+        run_steps(loaded, ledger, sessions, on_folder, probes, budget, result)?
     };
     if matches!(steps, Next::Stop) {
         return Ok(());
     }
-    read_effects(ledger, sessions, probes, result)
+    read_effects(ledger, sessions, effects_probing(loaded, probes), result)
+}
+
+/// How the effects are probed (`probes`: the store is no folder, so bytes its view hides are
+/// probed): across a restart both sides are read through one witness, probed alike, and only
+/// where the view differs, since a probe is one more write before the restart.
+fn effects_probing(loaded: &LoadedCase, probes: bool) -> Probing {
+    match (probes, loaded.case.restart) {
+        (false, _) => Probing::Never,
+        (true, true) => before_steps(loaded),
+        (true, false) => Probing::Hidden,
+    }
 }
 
 /// The setup calls, and the files they made read back; [`Next::Stop`] when the rest of the case
@@ -148,10 +159,15 @@ fn run_steps(
     ledger: &mut CaseLedger<'_>,
     sessions: &mut [Session],
     on_folder: bool,
+    probes: bool,
     budget: &Budget,
     result: &mut CaseResult,
 ) -> Result<Next, Fault> {
     if loaded.case.restart {
+        // What the store holds just before the event, through the witness that reads it
+        // after: the judge grades only what changed across the restart.
+        let seen = effects_seen(ledger, sessions, effects_probing(loaded, probes), result)?;
+        observe(ledger, CaseCall::BeforeRestart(seen), result)?;
         // A later conversation: the process stops as a deploy stops it, and the first step
         // starts a new one on the same store.
         for session in sessions.iter_mut() {
@@ -295,19 +311,25 @@ fn run_steps_together(
 fn read_effects(
     ledger: &mut CaseLedger<'_>,
     sessions: &mut [Session],
-    probes: bool,
+    probing: Probing,
     result: &mut CaseResult,
 ) -> Result<(), Fault> {
+    let seen = effects_seen(ledger, sessions, probing, result)?;
+    observe(ledger, CaseCall::Effects(seen), result)?;
+    Ok(())
+}
+
+/// What each effect's path holds now, in the order of [`CaseLedger::effect_reads`].
+fn effects_seen(
+    ledger: &CaseLedger<'_>,
+    sessions: &mut [Session],
+    probing: Probing,
+    result: &mut CaseResult,
+) -> Result<Vec<Seen>, Fault> {
     // On a folder the disk is the effects' witness (the backend's `view` is judged as a view by
-    // the cases that view, not a second time here); any other store, and any store after a
-    // restart, is asked with its own `view`. Bytes a view hides are probed only where no disk
-    // can show them.
+    // the cases that view, not a second time here); any other store, and any store across a
+    // restart, is asked with its own `view`.
     let from_disk = !ledger.effects_through_view();
-    let probing = if probes {
-        Probing::Hidden
-    } else {
-        Probing::Never
-    };
     let mut seen = Vec::new();
     for (path, expect, user) in ledger.effect_reads() {
         let session = as_user(sessions, user.as_deref())?;
@@ -315,8 +337,7 @@ fn read_effects(
             session, from_disk, probing, &path, &expect, result,
         )?);
     }
-    observe(ledger, CaseCall::Effects(seen), result)?;
-    Ok(())
+    Ok(seen)
 }
 
 /// How a file read back before the steps are done is probed: as the effects are, but in a

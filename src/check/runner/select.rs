@@ -30,13 +30,16 @@ impl Selection {
     }
 
     /// Whether the race `race.{name}` of `check --clients N` is selected: it is in area `races`,
-    /// checks the `concurrency.*` rules at SHOULD, and is no attack.
-    pub fn selects_race(&self, name: &str) -> bool {
+    /// checks the `concurrency.*` rules at `level` (the highest of theirs, [`race_level`]), and
+    /// is no attack.
+    ///
+    /// [`race_level`]: crate::race::race_level
+    pub fn selects_race(&self, name: &str, level: Level) -> bool {
         self.selects_lane(
             &format!("race.{name}"),
             "races",
             &crate::spec::known::RACE_RULES,
-            Level::Should,
+            level,
         )
     }
 

@@ -45,6 +45,8 @@ pub struct CaseLedger<'c> {
     /// In a restart case, whether the restarted backend's first answer was a listing with no
     /// entry below `/memories` (an empty store).
     restarted_empty: bool,
+    /// In a restart case, the effects as read just before the restart.
+    before_restart: Option<Vec<Seen>>,
     /// In a case of many users on a folder, where each user's memories lie below `memories/`
     /// (`""` for the folder itself), learned from the user's first create.
     roots: BTreeMap<String, String>,
@@ -111,6 +113,10 @@ pub enum CaseCall<'a> {
         /// What the witness saw.
         seen: Seen,
     },
+    /// In a restart case, the effects read back in the order of [`CaseLedger::effect_reads`]
+    /// just before the processes stop, through the same witness as after: the state the
+    /// restart is judged against.
+    BeforeRestart(Vec<Seen>),
     /// The effects, read back in the order of [`CaseLedger::effect_reads`].
     Effects(Vec<Seen>),
     /// In a case of many users, the backend refused user `user` at start: its process could
@@ -157,6 +163,7 @@ impl<'c> CaseLedger<'c> {
             choices: Vec::new(),
             held: Vec::new(),
             restarted_empty: false,
+            before_restart: None,
             roots: BTreeMap::new(),
         }
     }
@@ -177,6 +184,11 @@ impl<'c> CaseLedger<'c> {
     /// (its first and last files among them): one view per file cost a slow backend minutes
     /// on 1,500 files.
     pub fn setup_reads(&self) -> Vec<(usize, String, EffectKind)> {
+        if self.loaded.case.restart {
+            // The effects are read just before the restart instead, through the witness
+            // that reads them after it.
+            return Vec::new();
+        }
         let files = witness::setup_files(&self.loaded.case.setup);
         let stride = if self.on_folder {
             1
@@ -275,6 +287,10 @@ impl<'c> CaseLedger<'c> {
                 expect,
                 seen,
             } => Judgement::go(self.created(index, path, expect, seen)),
+            CaseCall::BeforeRestart(seen) => {
+                self.before_restart = Some(seen);
+                Judgement::go(Vec::new())
+            }
             CaseCall::Effects(seen) => Judgement::go(self.effects(&seen)),
             CaseCall::RefusedUser { user, why } => Judgement::go(vec![effects::not_checked(
                 Check::Setup,
@@ -600,9 +616,53 @@ impl<'c> CaseLedger<'c> {
         findings
     }
 
+    /// The rule of the setup call that last named `path`, a folder above it or a path below it
+    /// (as its `path`, `old_path` or `new_path`): the write that made what is there.
+    fn made_by(&self, path: &str) -> Option<&'c Graded> {
+        let path = path.trim_end_matches('/');
+        let related = |other: &str| {
+            let other = other.trim_end_matches('/');
+            [(path, other), (other, path)]
+                .iter()
+                .any(|(a, b)| a == b || a.strip_prefix(b).is_some_and(|rest| rest.starts_with('/')))
+        };
+        let loaded = self.loaded;
+        loaded
+            .case
+            .setup
+            .iter()
+            .zip(&loaded.setup)
+            .rev()
+            .find(|(call, _)| {
+                ["path", "old_path", "new_path"]
+                    .iter()
+                    .filter_map(|field| call.input().get(*field).and_then(Value::as_str))
+                    .any(related)
+            })
+            .map(|(_, graded)| graded)
+    }
+
     fn effects(&self, seen: &[Seen]) -> Vec<Finding> {
         if let Some(finding) = self.process_store(seen) {
             return vec![finding];
+        }
+        if let Some(before) = &self.before_restart
+            && !self.of_users()
+            && self.kept.is_empty()
+        {
+            let made_by: Vec<&Graded> = self
+                .effects
+                .iter()
+                .map(|(effect, graded)| self.made_by(&effect.path).unwrap_or(graded))
+                .collect();
+            return super::restart::judge(
+                &self.effects,
+                &made_by,
+                before,
+                seen,
+                &self.before,
+                &self.loaded.writes,
+            );
         }
         let how = match (self.loaded.case.restart, self.on_folder) {
             (true, _) => "read back with view after a restart",

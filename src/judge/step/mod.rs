@@ -16,6 +16,7 @@ mod crossing;
 mod drift;
 mod race;
 mod replayed;
+mod restart;
 
 pub use case::{CaseCall, CaseLedger, shown_user};
 pub use crash::{Crash, Files, KillPoint, ReadAs};

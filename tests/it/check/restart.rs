@@ -114,3 +114,62 @@ fn a_broken_store_kept_in_the_process_is_not_blamed_for_a_restart() {
     assert_eq!(run.code, 0, "{}", run.describe());
     assert_eq!(outcomes(&run), ["info"], "{}", run.describe());
 }
+
+/// A restart is judged across its event: a create that writes the wrong bytes is wrong before
+/// the restart as after it, so it is no `persistence.*` root (the create cases find it).
+#[test]
+fn a_store_whose_create_is_wrong_gets_no_restart_root() {
+    let run = restart("newline_create", true);
+    assert!(
+        causes(&run)
+            .iter()
+            .all(|(rule, _)| !rule.starts_with("persistence.")),
+        "{}",
+        run.describe()
+    );
+    let script = root().join("tests/backends/create_appends_newline.py");
+    let run = check_kv(
+        &format!("python3 {} {{memories}}", script.display()),
+        &["--no-recheck", "--area", "restart", "--area", "create"],
+    );
+    assert_eq!(
+        causes(&run),
+        [("create.writes-file-text".to_string(), "content".to_string())],
+        "{}",
+        run.describe()
+    );
+}
+
+/// A rename served but never saved: after the restart the memory is back at its old path. That
+/// is a memory lost across the restart (DATA LOSS under `persistence.restart` only, not a second
+/// root under `rename.moves`); its twin, which saves the rename, passes every lane.
+#[test]
+fn a_rename_never_saved_is_lost_across_the_restart_alone() {
+    let run = restart("restart_rename_unsaved", false);
+    assert_eq!(run.code, 1, "{}", run.describe());
+    assert_eq!(
+        causes(&run),
+        [("persistence.restart".to_string(), "loss".to_string())],
+        "{}",
+        run.describe()
+    );
+    assert_eq!(
+        run.json()["verdict"],
+        "not_conformant",
+        "{}",
+        run.describe()
+    );
+    let script = root().join("tests/backends/kv/restart_rename_unsaved.py");
+    let run = check_kv(
+        &format!("python3 {} --fixed {{memories}}", script.display()),
+        &[
+            "--no-recheck",
+            "--not-on-folder",
+            "--strict",
+            "--crash",
+            "--clients",
+            "4",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.describe());
+}
