@@ -117,12 +117,22 @@ fn call(session: &mut Session, input: Value) -> Result<ToolResult, RaceError> {
     session.call(&input)
 }
 
+/// The level of a race: the highest of the rules it checks (`concurrency.no-lost-update` is
+/// MUST), so that `--level must` keeps the races.
+pub fn race_level(spec: &Spec) -> crate::spec::Level {
+    crate::spec::known::RACE_RULES
+        .iter()
+        .map(|rule| spec.level(rule))
+        .max()
+        .unwrap_or(crate::spec::Level::Must)
+}
+
 fn setup(session: &mut Session, input: Value) -> Result<(), RaceError> {
     let answer = call(session, input.clone())?;
     if answer.is_error {
         return Err(Fault::Harness(format!(
             "the race's setup call {input} was refused: {}",
-            answer.text
+            first_line(&answer.text)
         )));
     }
     Ok(())
@@ -387,6 +397,14 @@ pub fn check_results(
                         outcome = CaseResult::graded(&findings, strict);
                         break;
                     }
+                    // A setup the store refused (or a part the harness could not do) leaves
+                    // the race unrun: a skip with its reason, as the crash lane has it; the
+                    // cases judge the refusal itself.
+                    Err(Fault::Harness(why)) => {
+                        outcome = Outcome::Skip;
+                        reason = Some(format!("race not run: {why}"));
+                        break;
+                    }
                     Err(fault) => {
                         outcome = Outcome::Error;
                         // A client that broke is started again by its next call (the next race).
@@ -414,7 +432,7 @@ pub fn check_results(
                             _ => "one client deletes a folder while another creates a file in it",
                         }
                     ),
-                    crate::spec::Level::Should,
+                    race_level(spec),
                     crate::spec::known::RACE_RULES
                         .iter()
                         .map(ToString::to_string)

@@ -192,6 +192,9 @@ fn a_crash_loss_is_the_verdict_of_every_format() {
     let json: serde_json::Value = serde_json::from_str(&read("r.json")).unwrap_or_default();
     assert_eq!(json["verdict"], "not_conformant", "{json}");
     let html = read("r.html");
-    assert!(html.contains("verdict: NOT conformant; memories LOST"), "{html}");
+    assert!(
+        html.contains("verdict: NOT conformant; memories LOST"),
+        "{html}"
+    );
     assert!(!html.contains("verdict: conformant"), "{html}");
 }

@@ -87,3 +87,42 @@ fn processes_that_share_no_store_have_their_races_skipped_with_the_reason() {
         );
     }
 }
+
+/// A store that refuses a race's setup (here, a path deeper than its one folder level) leaves
+/// that race unrun: a skip naming the refusal, never "the backend BROKE"; the other races run.
+#[test]
+fn a_race_setup_the_store_refuses_is_a_skip_with_its_reason() {
+    let store = format!(
+        "python3 {} --shared {{memories}}",
+        root()
+            .join("tests/backends/kv/one_folder_deep.py")
+            .display()
+    );
+    let run = races(&store, &["--not-on-folder"]);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    for (id, outcome, reason) in outcomes(&run) {
+        if id == "race.delete-create" {
+            assert_eq!(outcome, "skip", "{}", run.describe());
+            assert!(reason.starts_with("race not run: "), "{reason}");
+            assert!(reason.contains("at most one folder deep"), "{reason}");
+        } else {
+            assert_eq!(outcome, "pass", "{id}: {}", run.describe());
+        }
+    }
+}
+
+/// `concurrency.no-lost-update` is MUST, so the races are kept by `--level must`.
+#[test]
+fn the_races_are_kept_by_level_must() {
+    let run = races(
+        &format!("{} serve {{memories}}", bin()),
+        &["--level", "must"],
+    );
+    assert_eq!(run.code, 0, "{}", run.describe());
+    assert_eq!(outcomes(&run).len(), 4, "{}", run.describe());
+    assert!(
+        run.results().iter().all(|r| r["level"] == "MUST"),
+        "{}",
+        run.describe()
+    );
+}
