@@ -28,11 +28,28 @@ pub struct Raced {
     pub found: Vec<Finding>,
     /// Every call and its answer, client by client, for the report.
     pub log: Vec<String>,
+    /// Why the race was not run, when it was not: the store refused its setup, or its clients
+    /// share no store. Nothing was judged; the cases judge the refusal.
+    pub not_run: Option<String>,
 }
 
 /// Why a race could not be judged: the backend broke (a finding of its own) or the harness could
 /// not run it.
 pub type RaceError = Fault;
+
+/// How a race stopped before it was judged.
+enum Stopped {
+    /// The backend broke, or the harness could not do its part.
+    Fault(Fault),
+    /// The store refused a setup call (why): the race is not run.
+    Refused(String),
+}
+
+impl From<Fault> for Stopped {
+    fn from(fault: Fault) -> Stopped {
+        Stopped::Fault(fault)
+    }
+}
 
 /// Runs race `race` on `sessions` (two or more clients of one store, see [`Session::client`]);
 /// `rng` makes its paths unique (a store keeps what earlier races left).
@@ -52,12 +69,30 @@ pub fn run(
         "rename-view" => rename_view(first, others, spec, tag),
         _ => delete_create(first, others, spec, tag),
     };
-    result.map(|(calls, found, log)| Raced {
-        race,
-        calls,
-        found,
-        log,
-    })
+    match result {
+        Ok((calls, found, log)) => Ok(Raced {
+            race,
+            calls,
+            found,
+            log,
+            not_run: None,
+        }),
+        Err(Stopped::Refused(why)) => Ok(Raced::not_run(race, why)),
+        Err(Stopped::Fault(fault)) => Err(fault),
+    }
+}
+
+impl Raced {
+    /// A race that was not run, and why.
+    pub fn not_run(race: &'static str, why: String) -> Raced {
+        Raced {
+            race,
+            calls: 0,
+            found: Vec::new(),
+            log: Vec::new(),
+            not_run: Some(why),
+        }
+    }
 }
 
 /// `clients` sessions on one fresh store: the first started, the others its clients (started by
@@ -73,7 +108,7 @@ pub fn start_clients(
     Ok(sessions)
 }
 
-type Outcome = Result<(usize, Vec<Finding>, Vec<String>), RaceError>;
+type Outcome = Result<(usize, Vec<Finding>, Vec<String>), Stopped>;
 
 /// Each client's calls, sent at once (after a barrier), in order within a client; the answers
 /// per client.
@@ -127,10 +162,10 @@ pub fn race_level(spec: &Spec) -> crate::spec::Level {
         .unwrap_or(crate::spec::Level::Must)
 }
 
-fn setup(session: &mut Session, input: Value) -> Result<(), RaceError> {
+fn setup(session: &mut Session, input: Value) -> Result<(), Stopped> {
     let answer = call(session, input.clone())?;
     if answer.is_error {
-        return Err(Fault::Harness(format!(
+        return Err(Stopped::Refused(format!(
             "the race's setup call {input} was refused: {}",
             first_line(&answer.text)
         )));
@@ -157,7 +192,7 @@ fn read(session: &mut Session, path: &str) -> Result<Option<Vec<String>>, RaceEr
     if answer.is_error {
         return Ok(None);
     }
-    Ok(witness::file_lines(&answer.text))
+    Ok(witness::known_file_lines(&answer.text, path))
 }
 
 /// What the judge makes of what a race showed.
@@ -167,6 +202,12 @@ fn judged(race: Race<'_>, spec: &Spec) -> Result<Vec<Finding>, RaceError> {
 
 fn create_create(first: &mut Session, others: &mut [Session], spec: &Spec, tag: usize) -> Outcome {
     let path = format!("/memories/race{tag}/one.txt");
+    let control = format!("/memories/race{tag}/alone.txt");
+    setup(
+        first,
+        json!({"command": "create", "path": control, "file_text": "client 0\n"}),
+    )?;
+    let before = read(first, &control)?;
     let clients = others.len() + 1;
     let calls: Vec<Vec<Value>> = (0..clients)
         .map(|i| {
@@ -179,10 +220,12 @@ fn create_create(first: &mut Session, others: &mut [Session], spec: &Spec, tag: 
     let read = read(first, &path)?;
     let race = Race::CreateCreate {
         path: &path,
+        control: &control,
+        before,
         answers: &answers,
         read,
     };
-    Ok((clients + 1, judged(race, spec)?, log))
+    Ok((clients + 3, judged(race, spec)?, log))
 }
 
 fn edit_edit(first: &mut Session, others: &mut [Session], spec: &Spec, tag: usize) -> Outcome {
@@ -193,6 +236,7 @@ fn edit_edit(first: &mut Session, others: &mut [Session], spec: &Spec, tag: usiz
         first,
         json!({"command": "create", "path": path, "file_text": text}),
     )?;
+    let before = read(first, &path)?;
     let calls: Vec<Vec<Value>> = (0..clients)
         .map(|i| {
             vec![json!({"command": "str_replace", "path": path,
@@ -205,10 +249,12 @@ fn edit_edit(first: &mut Session, others: &mut [Session], spec: &Spec, tag: usiz
     let read = read(first, &path)?;
     let race = Race::EditEdit {
         path: &path,
+        text: &text,
+        before,
         answers: &answers,
         read,
     };
-    Ok((clients + 2, judged(race, spec)?, log))
+    Ok((clients + 3, judged(race, spec)?, log))
 }
 
 fn rename_view(first: &mut Session, others: &mut [Session], spec: &Spec, tag: usize) -> Outcome {
@@ -219,6 +265,7 @@ fn rename_view(first: &mut Session, others: &mut [Session], spec: &Spec, tag: us
         first,
         json!({"command": "create", "path": old, "file_text": content}),
     )?;
+    let before = read(first, &old)?;
     let clients = others.len() + 1;
     let mut calls = vec![vec![
         json!({"command": "rename", "old_path": old, "new_path": new}),
@@ -244,11 +291,12 @@ fn rename_view(first: &mut Session, others: &mut [Session], spec: &Spec, tag: us
         old: &old,
         new: &new,
         content,
+        before,
         answers: &answers,
         at_old,
         at_new,
     };
-    let made = calls.iter().map(Vec::len).sum::<usize>() + 3;
+    let made = calls.iter().map(Vec::len).sum::<usize>() + 4;
     Ok((made, judged(race, spec)?, log))
 }
 
@@ -260,6 +308,7 @@ fn delete_create(first: &mut Session, others: &mut [Session], spec: &Spec, tag: 
         first,
         json!({"command": "create", "path": old, "file_text": "old\n"}),
     )?;
+    let before = read(first, &old)?;
     let clients = others.len() + 1;
     let mut calls = vec![
         vec![json!({"command": "delete", "path": folder})],
@@ -277,11 +326,12 @@ fn delete_create(first: &mut Session, others: &mut [Session], spec: &Spec, tag: 
         folder: &folder,
         old: &old,
         new: &new,
+        before,
         answers: &answers,
         at_old,
         at_new,
     };
-    Ok((clients + 3, judged(race, spec)?, log))
+    Ok((clients + 4, judged(race, spec)?, log))
 }
 
 /// Why the races were not run on a backend whose processes each keep their own store.
@@ -291,7 +341,10 @@ const NOT_SHARED: &str = "the backend's processes do not share one store (a file
 /// view. `Err` says why they do not: each process keeps its own store (a dict), or a second
 /// process cannot serve the store at all (a database one process locks); either way races
 /// would show nothing about concurrent clients. A fault of the harness stays a fault.
-fn shares_store(sessions: &mut [Session], rng: &mut Rng) -> Result<Result<(), String>, RaceError> {
+pub fn shares_store(
+    sessions: &mut [Session],
+    rng: &mut Rng,
+) -> Result<Result<(), String>, RaceError> {
     let tag = rng.below(1_000_000);
     let path = format!("/memories/race{tag}/shared.txt");
     let text = format!("one store for every client {tag}");
@@ -382,6 +435,13 @@ pub fn check_results(
                     Err(fault) => Err(fault.clone()),
                 };
                 match raced {
+                    Ok(Raced {
+                        not_run: Some(why), ..
+                    }) => {
+                        outcome = Outcome::Skip;
+                        reason = Some(format!("race not run: {why}"));
+                        break;
+                    }
                     Ok(raced) if raced.found.is_empty() => {}
                     Ok(raced) => {
                         findings = raced
@@ -397,9 +457,8 @@ pub fn check_results(
                         outcome = CaseResult::graded(&findings, strict);
                         break;
                     }
-                    // A setup the store refused (or a part the harness could not do) leaves
-                    // the race unrun: a skip with its reason, as the crash lane has it; the
-                    // cases judge the refusal itself.
+                    // A part the harness could not do is no verdict on the backend: the race
+                    // is skipped with its reason, as the crash lane has it.
                     Err(Fault::Harness(why)) => {
                         outcome = Outcome::Skip;
                         reason = Some(format!("race not run: {why}"));

@@ -151,6 +151,8 @@ pub struct FuzzReport {
     pub steps: usize,
     /// Sequences that stopped early at a point the spec leaves open, per reason.
     pub open: BTreeMap<String, usize>,
+    /// Races not run, per reason (a setup the store refused, clients that share no store).
+    pub races_not_run: BTreeMap<String, usize>,
     /// Divergences found, one per kind and rule, in the order found.
     pub divergences: Vec<Discovery>,
     /// Findings seen again after the first of their kind and rule.
@@ -186,6 +188,7 @@ struct Run<'a> {
 struct State {
     sequences: usize,
     open: BTreeMap<String, usize>,
+    races_not_run: BTreeMap<String, usize>,
     divergences: Vec<Discovery>,
     repeats: usize,
     backend_time: Duration,
@@ -313,6 +316,7 @@ pub fn fuzz(
         sequences: state.sequences,
         steps: run.steps.load(Ordering::SeqCst),
         open: state.open,
+        races_not_run: state.races_not_run,
         divergences,
         repeats: state.repeats,
         elapsed: run.started.elapsed(),
@@ -446,7 +450,12 @@ fn race_once(run: &Run<'_>, index: usize) -> Result<(), FuzzError> {
             Err(Fault::Harness(message)) => return Err(FuzzError::Harness(message)),
             Err(fault) => return Err(FuzzError::NeverStarted(fault.to_string())),
         };
-    let raced = race::run(race, &mut sessions, run.spec, &mut rng);
+    // As in `check`: clients that share no store cannot race (each would be right alone).
+    let (raced, shared) = match race::shares_store(&mut sessions, &mut rng) {
+        Ok(Ok(())) => (race::run(race, &mut sessions, run.spec, &mut rng), true),
+        Ok(Err(why)) => (Ok(race::Raced::not_run(race, why)), false),
+        Err(fault) => (Err(fault), true),
+    };
     crate::exec::Session::discard_all(sessions);
     let raced = match raced {
         Ok(raced) => raced,
@@ -472,9 +481,24 @@ fn race_once(run: &Run<'_>, index: usize) -> Result<(), FuzzError> {
             return Ok(());
         }
     };
-    run.counted(raced.calls);
+    // A race not run made its setup call at least: counted, so a step budget ends.
+    run.counted(raced.calls.max(1));
     run.lock().sequences += 1;
-    if let Some(found) = raced.found.into_iter().next() {
+    if let Some(why) = raced.not_run {
+        *run.lock().races_not_run.entry(why).or_insert(0) += 1;
+        if !shared {
+            // Clients that share no store never will: no race can run, so the run ends.
+            run.stop.store(true, Ordering::SeqCst);
+        }
+        return Ok(());
+    }
+    // The race's worst finding above INFO (a race the witness could not read is no divergence).
+    let found = raced
+        .found
+        .into_iter()
+        .filter(|f| f.level != crate::spec::Level::Info)
+        .find(|f| f.follows.is_none());
+    if let Some(found) = found {
         run.record(Discovery {
             found,
             sequence: index,

@@ -150,6 +150,9 @@ fn run_notes(report: &FuzzReport) -> Vec<String> {
             plural(open, "sequence", "sequences")
         ));
     }
+    for (why, n) in &report.races_not_run {
+        notes.push(format!("{} not run: {why}", plural(*n, "race", "races")));
+    }
     if report.repeats > 0 {
         notes.push(format!(
             "{} seen again after the first of their kind and rule",

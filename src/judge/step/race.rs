@@ -7,9 +7,9 @@
 
 use crate::judge::model::lines_of;
 use crate::judge::witness;
-use crate::judge::{Check, Fact, Finding};
+use crate::judge::{Cause, Check, Fact, Finding};
 use crate::protocol::ToolResult;
-use crate::spec::{Revision, RuleId, Spec, known};
+use crate::spec::{Level, Revision, RuleId, Spec, known};
 
 /// What a race showed: each client's answers (client 0 first, in the order of its calls), and
 /// the lines the files read as afterwards (`None`: the view failed or shows no numbered lines).
@@ -18,6 +18,11 @@ pub enum Race<'a> {
     CreateCreate {
         /// The path.
         path: &'a str,
+        /// A file client 0 created alone first, with `client 0\n`: how the store reads a
+        /// create made with no race.
+        control: &'a str,
+        /// `control` read back before the race.
+        before: Option<Vec<String>>,
         /// Each client's answers.
         answers: &'a [Vec<ToolResult>],
         /// The file afterwards.
@@ -27,6 +32,10 @@ pub enum Race<'a> {
     EditEdit {
         /// The path.
         path: &'a str,
+        /// The text client 0 created it with before the race.
+        text: &'a str,
+        /// `path` read back before the race.
+        before: Option<Vec<String>>,
         /// Each client's answers.
         answers: &'a [Vec<ToolResult>],
         /// The file afterwards.
@@ -40,6 +49,8 @@ pub enum Race<'a> {
         new: &'a str,
         /// What it holds.
         content: &'a str,
+        /// `old` read back before the race.
+        before: Option<Vec<String>>,
         /// Each client's answers.
         answers: &'a [Vec<ToolResult>],
         /// `old` afterwards.
@@ -56,6 +67,8 @@ pub enum Race<'a> {
         old: &'a str,
         /// The file created in it.
         new: &'a str,
+        /// `old` (created with `old\n`) read back before the race.
+        before: Option<Vec<String>>,
         /// Each client's answers.
         answers: &'a [Vec<ToolResult>],
         /// `old` afterwards.
@@ -65,8 +78,76 @@ pub enum Race<'a> {
     },
 }
 
-/// What did not hold after the race.
+impl Race<'_> {
+    /// The file made before the race, the text it was made with, and how it read back before
+    /// the concurrent calls: the state the race is judged against.
+    fn made(&self) -> (&str, &str, Option<&[String]>) {
+        match self {
+            Race::CreateCreate {
+                control, before, ..
+            } => (control, "client 0\n", before.as_deref()),
+            Race::EditEdit {
+                path, text, before, ..
+            } => (path, text, before.as_deref()),
+            Race::RenameView {
+                old,
+                content,
+                before,
+                ..
+            } => (old, content, before.as_deref()),
+            Race::DeleteCreate { old, before, .. } => (old, "old\n", before.as_deref()),
+        }
+    }
+}
+
+/// What did not hold after the race, judged across it: the file made before the race is read
+/// back first, through the view the race's state is read with. A view the witness cannot read
+/// leaves the race unjudged (INFO), and a file already wrong before the race is the create's
+/// fault, found here under its own rule, with every finding of the race following it: none of
+/// them would exist on a store right before the race.
 pub(super) fn judge(race: Race<'_>, spec: &Spec) -> Vec<Finding> {
+    let (path, text, before) = race.made();
+    let want: Vec<String> = lines_of(text).into_iter().map(String::from).collect();
+    let Some(before) = before else {
+        let rule = known::CONCURRENCY_REAL_STATES;
+        return vec![Finding::new(
+            Check::Effect,
+            Level::Info,
+            rule,
+            format!(
+                "unverified: {path}, created before the race, reads as no lines the witness can read (the view failed or numbers no lines), so the race was not judged"
+            ),
+        )
+        .with_fact(Fact::Race)];
+    };
+    if before != want.as_slice() {
+        let rule = known::CREATE_WRITES_FILE_TEXT;
+        let mut cause = Finding::new(
+            Check::Setup,
+            spec.level(&rule),
+            rule,
+            format!(
+                "before the race, {path}, created by one client alone with {text:?}, reads as {before:?}"
+            ),
+        );
+        cause.expected = Some(format!("{want:?}"));
+        cause.actual = Some(before.join("\n"));
+        let follows = Cause {
+            rule: cause.rule.clone(),
+            step: None,
+        };
+        let mut findings = vec![cause];
+        findings.extend(raced(race, spec).into_iter().map(|mut finding| {
+            finding.follows = Some(follows.clone());
+            finding
+        }));
+        return findings;
+    }
+    raced(race, spec)
+}
+
+/// What did not hold after the race, on a store that read right before it.
+fn raced(race: Race<'_>, spec: &Spec) -> Vec<Finding> {
     let found = |rule: RuleId, message: String, actual: Option<String>| {
         // A lost update costs a memory (its rule is a loss rule); the other races show states
         // that never existed.
@@ -87,6 +168,7 @@ pub(super) fn judge(race: Race<'_>, spec: &Spec) -> Vec<Finding> {
             path,
             answers,
             read,
+            ..
         } => {
             let clients = answers.len();
             let acknowledged: Vec<usize> = (0..clients).filter(|&i| ok(answers, i)).collect();
@@ -121,6 +203,7 @@ pub(super) fn judge(race: Race<'_>, spec: &Spec) -> Vec<Finding> {
             path,
             answers,
             read,
+            ..
         } => {
             let clients = answers.len();
             let lines = read.unwrap_or_default();
@@ -158,6 +241,7 @@ pub(super) fn judge(race: Race<'_>, spec: &Spec) -> Vec<Finding> {
             answers,
             at_old,
             at_new,
+            ..
         } => {
             let want: Vec<String> = lines_of(content).into_iter().map(String::from).collect();
             for result in answers.iter().skip(1).flatten().filter(|r| !r.is_error) {
@@ -207,11 +291,13 @@ pub(super) fn judge(race: Race<'_>, spec: &Spec) -> Vec<Finding> {
             answers,
             at_old,
             at_new,
+            ..
         } => {
             let (deleted, created) = (ok(answers, 0), ok(answers, 1));
+            // The delete undone: no memory is lost, a state no order of the calls makes.
             if deleted && at_old.is_some() {
                 findings.push(found(
-                    known::CONCURRENCY_NO_LOST_UPDATE,
+                    known::CONCURRENCY_REAL_STATES,
                     format!("the delete of {folder} was acknowledged, but {old} is still there"),
                     None,
                 ));
@@ -242,4 +328,75 @@ pub(super) fn judge(race: Race<'_>, spec: &Spec) -> Vec<Finding> {
         }
     }
     findings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> Spec {
+        Spec::builtin(Revision::Ga2026).unwrap_or_default()
+    }
+
+    fn lines(items: &[&str]) -> Option<Vec<String>> {
+        Some(items.iter().map(|s| s.to_string()).collect())
+    }
+
+    #[test]
+    fn a_create_wrong_before_the_race_is_the_root_and_the_race_follows_it() {
+        let answers = vec![
+            vec![ToolResult::ok("created")],
+            vec![ToolResult::ok("created")],
+        ];
+        let race = Race::CreateCreate {
+            path: "/memories/r/one.txt",
+            control: "/memories/r/alone.txt",
+            before: lines(&["client 0", ""]),
+            answers: &answers,
+            read: lines(&["client 1", ""]),
+        };
+        let found = judge(race, &spec());
+        assert_eq!(found[0].rule, known::CREATE_WRITES_FILE_TEXT, "{found:?}");
+        assert!(found[0].follows.is_none());
+        assert!(found.len() > 1, "{found:?}");
+        assert!(
+            found[1..]
+                .iter()
+                .all(|f| f.follows.as_ref().map(|c| &c.rule)
+                    == Some(&known::CREATE_WRITES_FILE_TEXT)),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn a_view_the_witness_cannot_read_leaves_the_race_unjudged() {
+        let answers = vec![vec![ToolResult::ok("ok")], vec![ToolResult::ok("ok")]];
+        let race = Race::EditEdit {
+            path: "/memories/r/lines.txt",
+            text: "line 000\nline 001\n",
+            before: None,
+            answers: &answers,
+            read: None,
+        };
+        let found = judge(race, &spec());
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].level, Level::Info);
+        assert!(found[0].message.starts_with("unverified: "), "{found:?}");
+    }
+
+    #[test]
+    fn a_lost_edit_on_a_store_right_before_the_race_is_its_own_root() {
+        let answers = vec![vec![ToolResult::ok("ok")], vec![ToolResult::ok("ok")]];
+        let race = Race::EditEdit {
+            path: "/memories/r/lines.txt",
+            text: "line 000\nline 001\n",
+            before: lines(&["line 000", "line 001"]),
+            answers: &answers,
+            read: lines(&["LINE 000", "line 001"]),
+        };
+        let found = judge(race, &spec());
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].rule, known::CONCURRENCY_NO_LOST_UPDATE);
+        assert!(found[0].follows.is_none());
+    }
 }

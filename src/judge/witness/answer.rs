@@ -105,6 +105,31 @@ pub fn file_lines(text: &str) -> Option<Vec<String>> {
     })
 }
 
+/// A file view's lines ([`file_lines`]) where the witness knows the view's format: `None`
+/// also when it shows no numbered line while it holds more than a header ([`only_header`]), as
+/// a view of the bare text does: a format the witness does not read, never a file with no lines.
+pub fn known_file_lines(text: &str, path: &str) -> Option<Vec<String>> {
+    let lines = file_lines(text)?;
+    (!lines.is_empty() || only_header(text, Some(path))).then_some(lines)
+}
+
+/// Whether a view that numbers no line shows nothing but a header: it is blank, or its one
+/// non-blank line looks like a header, by its shape, not by its place: it ends with `:` (the
+/// spec's header and every known dialect's) or names the path viewed (`path`; any memory path
+/// when it is not known). Any other text is content in a format the witness does not read.
+pub(super) fn only_header(text: &str, path: Option<&str>) -> bool {
+    let mut shown = text.split('\n').filter(|line| !line.trim().is_empty());
+    let header = |line: &str| {
+        let names = path.map_or("/memories", |path| path.trim_end_matches('/'));
+        line.trim_end().ends_with(':') || line.contains(names)
+    };
+    match (shown.next(), shown.next()) {
+        (None, _) => true,
+        (Some(first), None) => header(first),
+        _ => false,
+    }
+}
+
 /// `"     3\tcontent"` (or `3|content`, LangChain's form, or `   3: content`, the Sept-2025
 /// example's) as (3, "content").
 pub(super) fn split_numbered(line: &str) -> Option<(usize, &str)> {
@@ -195,4 +220,23 @@ pub(super) fn numbered_run(text: &str, first: usize) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod known_format_tests {
+    use super::known_file_lines;
+
+    #[test]
+    fn a_bare_text_view_is_no_empty_file() {
+        let path = "/memories/a.txt";
+        assert_eq!(known_file_lines("client 0\n", path), None);
+        assert_eq!(known_file_lines("line 000\nline 001\n", path), None);
+        let header = "Here's the content of /memories/a.txt with line numbers:";
+        assert_eq!(known_file_lines(header, path), Some(Vec::new()));
+        assert_eq!(known_file_lines("", path), Some(Vec::new()));
+        assert_eq!(
+            known_file_lines(&format!("{header}\n     1\tx"), path),
+            Some(vec!["x".to_string()])
+        );
+    }
 }

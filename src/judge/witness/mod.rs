@@ -15,8 +15,8 @@ mod compare;
 mod read_back;
 
 pub use answer::{
-    announces_cut, file_lines, numbered_lines, opening, opening_without, says_absent, size_holds,
-    without_path,
+    announces_cut, file_lines, known_file_lines, numbered_lines, opening, opening_without,
+    says_absent, size_holds, without_path,
 };
 pub use compare::{judge, ranged_view_differs};
 pub use read_back::{

@@ -126,3 +126,21 @@ fn the_races_are_kept_by_level_must() {
         run.describe()
     );
 }
+
+/// A store whose views are the bare text (a format the witness does not read) stores every
+/// byte right: its races are not judged (INFO, saying so), never a lost edit.
+#[test]
+fn a_view_the_witness_cannot_read_is_no_lost_edit() {
+    let run = races(&backend("bare_view"), &[]);
+    assert_eq!(run.code, 0, "{}", run.describe());
+    for (id, outcome, _) in outcomes(&run) {
+        assert_eq!(outcome, "info", "{id}: {}", run.describe());
+    }
+    assert!(
+        run.json()["root_causes"]
+            .as_array()
+            .is_none_or(|causes| causes.is_empty()),
+        "{}",
+        run.describe()
+    );
+}

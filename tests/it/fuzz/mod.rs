@@ -464,3 +464,37 @@ fn a_store_of_key_prefixes_is_not_blamed_for_empty_folders() {
     );
     found_nothing_but_stopped_early(&run, "an empty folder");
 }
+
+/// `fuzz --clients` races under `check`'s precondition: processes that each keep their own
+/// store (a dict) cannot race, so their races are not run, and the report says why; under
+/// beta-2025 both creates of one path would otherwise be "acknowledged twice".
+#[test]
+fn fuzz_races_only_clients_that_share_a_store() {
+    let store = tempfile::tempdir().expect("temp dir");
+    let dict = kv("correct", "--revision beta-2025 ");
+    let run = memspec_in(
+        store.path(),
+        &[
+            "fuzz",
+            "--backend",
+            &dict,
+            "--not-on-folder",
+            "--revision",
+            "beta-2025",
+            "--clients",
+            "2",
+            "--seed",
+            "1",
+            "--steps",
+            "40",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("no divergence found"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("not run: the backend's processes do not share one store"),
+        "{}",
+        run.stdout
+    );
+}
