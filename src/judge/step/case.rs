@@ -662,6 +662,7 @@ impl<'c> CaseLedger<'c> {
                 seen,
                 &self.before,
                 &self.loaded.writes,
+                self.on_folder,
             );
         }
         let how = match (self.loaded.case.restart, self.on_folder) {

@@ -27,14 +27,21 @@ pub(super) fn judge(
     after: &[Seen],
     history: &Before,
     writes: &Graded,
+    on_folder: bool,
 ) -> Vec<Finding> {
-    // The state before the event, graded as the writes that made it: a case's own root.
+    // The state before the event, graded as the writes that made it: a case's own root. On a
+    // folder the disk is the writes' witness (the other cases read it) and no probe tells the
+    // view's fault from the writer's, so a view that differs there blames no write.
     let as_made: Vec<(&Effect, &Graded)> = effects
         .iter()
         .zip(made_by)
         .map(|(&(effect, _), &rule)| (effect, rule))
         .collect();
-    let mut findings = effects::judge(&as_made, before, history, writes, false, BEFORE);
+    let mut findings = if on_folder {
+        Vec::new()
+    } else {
+        effects::judge(&as_made, before, history, writes, false, BEFORE)
+    };
     for ((&(effect, graded), before), after) in effects.iter().zip(before).zip(after) {
         if !changed(before, after) {
             continue;
@@ -120,6 +127,7 @@ mod tests {
             std::slice::from_ref(&wrong),
             &Before::default(),
             &create,
+            false,
         );
         assert_eq!(findings.len(), 1, "{findings:?}");
         assert_eq!(findings[0].rule.as_str(), "create.writes-file-text");
@@ -138,6 +146,7 @@ mod tests {
             &[Seen::Missing("Error: not found".to_string())],
             &Before::default(),
             &rename,
+            false,
         );
         assert_eq!(findings.len(), 1, "{findings:?}");
         assert_eq!(findings[0].rule.as_str(), "persistence.restart");
@@ -157,6 +166,7 @@ mod tests {
             std::slice::from_ref(&unread),
             &Before::default(),
             &restart,
+            false,
         );
         assert!(
             findings.iter().all(|f| f.level == Level::Info),

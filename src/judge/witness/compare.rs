@@ -3,8 +3,8 @@
 
 use super::Seen;
 use super::answer::{
-    announces_cut, body_start, excerpt, lists_itself, numbered_lines, numbered_run, says_absent,
-    split_numbered,
+    announces_cut, body_start, excerpt, lists_itself, numbered_lines, numbered_run, only_header,
+    says_absent, split_numbered,
 };
 use crate::protocol::ToolResult;
 use crate::suite::case::EffectKind;
@@ -85,8 +85,9 @@ pub(super) fn compare_lines(
             excerpt(&answer.text)
         ));
     };
-    // Nothing numbered, but more than a header: a numbering the witness does not know.
-    if got.is_empty() && !want.is_empty() && !body_start(&answer.text).is_empty() {
+    // Nothing numbered, but more than a header (told by its shape, not by being first): a
+    // numbering the witness does not know, as a view of the bare text is.
+    if got.is_empty() && !want.is_empty() && !only_header(&answer.text, Some(path)) {
         return unreadable();
     }
     // The view may show a CRLF line without its `\r` (how line ends are displayed is open):
@@ -143,7 +144,8 @@ pub(super) fn compare_lines(
 pub fn ranged_view_differs(expected: &str, actual: &str, end: Option<i64>) -> Option<String> {
     let (want, _) = numbered_pairs(expected);
     let (mut got, more) = numbered_pairs(actual);
-    if got.is_empty() && !body_start(actual).trim().is_empty() {
+    // No numbered line but more than a header: a format the witness does not read.
+    if got.is_empty() && !only_header(actual, None) {
         return None;
     }
     let next = want.last().map_or(1, |(n, _)| n + 1);

@@ -141,7 +141,9 @@ fn wants_probe(text: &str, seen: &Seen, probing: Probing) -> bool {
         && text.len() <= PROBE_MAX_BYTES
         && match seen {
             Seen::Differs(_) => true,
-            Seen::Holds | Seen::Unverified(_) => hidden,
+            // A view the witness cannot read: the probe decides whether the bytes are stored.
+            Seen::Unverified(_) => probing == Probing::Hidden,
+            Seen::Holds => hidden,
             Seen::Missing(_) | Seen::ViewWrong(_) => false,
         }
 }
