@@ -21,6 +21,7 @@ pub const CASES: &[(&str, &str)] = &[
     ("encoding.json", include_str!("../cases/encoding.json")),
     ("errors.json", include_str!("../cases/errors.json")),
     ("ga-views.json", include_str!("../cases/ga-views.json")),
+    ("injection.json", include_str!("../cases/injection.json")),
     ("insert.json", include_str!("../cases/insert.json")),
     ("malformed.json", include_str!("../cases/malformed.json")),
     ("paths.json", include_str!("../cases/paths.json")),

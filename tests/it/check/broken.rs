@@ -875,3 +875,31 @@ fn a_store_fault_is_one_root_cause_of_its_own_rule() {
         "{message}"
     );
 }
+
+// --- content that is code ---------------------------------------------------------------------
+
+/// A create written through a shell here-document runs what follows a line `EOF` in its text:
+/// the injection case makes a file in `{base}`, a SECURITY finding; text with no such line is
+/// stored verbatim, shell metacharacters and all.
+#[test]
+fn content_that_is_code_is_stored_and_never_run() {
+    let run = expect(
+        "shell_heredoc",
+        From::Suite,
+        &[
+            ("injection.heredoc-eof", "fail"),
+            ("injection.shell-metacharacters", "pass"),
+            ("injection.sql", "pass"),
+        ],
+        NOT_CONFORMANT,
+        &[],
+    );
+    let result = run.result("injection.heredoc-eof");
+    assert!(has(&result, "outside:MUST"), "{}", run.describe());
+    let security = run.json()["root_causes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|c| c["rule"] == "confinement.all-operations" && c["harm"] == "escape");
+    assert!(security, "{}", run.describe());
+}
