@@ -23,6 +23,7 @@ pub const CASES: &[(&str, &str)] = &[
     ("ga-views.json", include_str!("../cases/ga-views.json")),
     ("injection.json", include_str!("../cases/injection.json")),
     ("insert.json", include_str!("../cases/insert.json")),
+    ("lookalike.json", include_str!("../cases/lookalike.json")),
     ("malformed.json", include_str!("../cases/malformed.json")),
     ("paths.json", include_str!("../cases/paths.json")),
     ("rename.json", include_str!("../cases/rename.json")),

@@ -903,3 +903,31 @@ fn content_that_is_code_is_stored_and_never_run() {
         .any(|c| c["rule"] == "confinement.all-operations" && c["harm"] == "escape");
     assert!(security, "{}", run.describe());
 }
+
+/// A store that adds the extension it keeps files under folds `/memories/notes` and
+/// `/memories/notes.md` into one memory: the look-alike cases find it, in both orders.
+#[test]
+fn paths_that_differ_by_a_suffix_are_two_memories() {
+    let script = super::root().join("tests/backends/kv/extension_key.py");
+    let run = super::check_kv(
+        &format!("python3 {} {{memories}}", script.display()),
+        &["--no-recheck", "--not-on-folder", "--area", "lookalike"],
+    );
+    assert_eq!(run.code, NOT_CONFORMANT, "{}", run.describe());
+    let outcomes = run.outcomes();
+    for id in ["lookalike.md-bare-first", "lookalike.md-suffix-first"] {
+        assert_eq!(
+            outcomes.get(id).map(String::as_str),
+            Some("fail"),
+            "{id}: {}",
+            run.describe()
+        );
+    }
+    // `.txt` and `.json` are extensions it keeps: those pairs stay apart.
+    assert_eq!(
+        outcomes.get("lookalike.txt-bare-first").map(String::as_str),
+        Some("pass"),
+        "{}",
+        run.describe()
+    );
+}

@@ -118,6 +118,15 @@ fn each_naive_mapping_crosses_where_its_design_does() {
         ),
         // A read cache keyed by path: every pair of users.
         ("path_cache.py", &["users.apart", "users.interleaved"][..]),
+        // `re.sub(r"[^A-Za-z0-9]", "_", id)`: ids that differ only in punctuation.
+        (
+            "slug_ids.py",
+            &[
+                "users.punctuation-dot-underscore",
+                "users.punctuation-space-colon",
+                "users.punctuation-dash-underscore",
+            ][..],
+        ),
     ] {
         let run = users(&script(backend));
         assert_eq!(run.code, 1, "{backend}: {}", run.describe());
