@@ -14,7 +14,8 @@ use crate::judge::{self, Crossing, Observation};
 /// Families of ids that naive mappings merge, a plain id first: one a prefix of the other
 /// (`LIKE 'u1%'`, a `SCAN MATCH u1*`, a key prefix without a separator), ids equal but for case
 /// (a case-insensitive collation), pattern characters (`_` and `%` in `LIKE`, `*`, `?` and `[ ]`
-/// in a glob) and separators (`a:b` joined into `memtool:a:b:…`, `a/b` into a path). Each
+/// in a glob), separators (`a:b` joined into `memtool:a:b:…`, `a/b` into a path) and ids that
+/// differ only in punctuation (a slug of the id, `[^A-Za-z0-9]` → `_`). Each
 /// sequence uses one family, in turn, so that every run of a few sequences tries them all.
 const FAMILIES: &[&[&str]] = &[
     &["u1", "u10", "u100", "u1000"],
@@ -22,6 +23,7 @@ const FAMILIES: &[&[&str]] = &[
     &["abc", "a_c", "a%c", "a*c"],
     &["a", "a:b", "a/b", "a.b"],
     &["xy", "x?", "x[y]", "x y"],
+    &["a_b", "a.b", "a-b", "a b"],
 ];
 
 /// The most users a sequence can have (the size of a family).
