@@ -412,10 +412,20 @@ mod tests {
                 "{seen:?}"
             );
         }
-        // A header alone is a view of no lines, which is a fact.
+        // A header alone (told by its shape: it ends with `:` or names the path) is a view of
+        // no lines, which is a fact; one line of bare text is a format not read.
+        for header in [
+            "Here's the content of /memories/x with line numbers:",
+            "Contents of /memories/x",
+        ] {
+            assert!(
+                matches!(judge("/memories/x", &want, &ok(header)), Seen::Differs(_)),
+                "{header}"
+            );
+        }
         assert!(matches!(
-            judge("/memories/x", &want, &ok("h")),
-            Seen::Differs(_)
+            judge("/memories/x", &want, &ok("a\n")),
+            Seen::Unverified(_)
         ));
     }
 
@@ -443,11 +453,17 @@ mod tests {
             shifted.as_deref(),
             Some("the view shows lines 1-2, not lines 2-3")
         );
-        let none = ranged_view_differs(want, "h", Some(3));
+        let none = ranged_view_differs(
+            want,
+            "Here's the content of /memories/n.txt with line numbers:",
+            Some(3),
+        );
         assert_eq!(
             none.as_deref(),
             Some("the view shows no line, not lines 2-3")
         );
+        // One line of bare text is no header: a format not read, nothing said.
+        assert_eq!(ranged_view_differs(want, "two\n", Some(3)), None);
         let wrong = ranged_view_differs(want, "h\n     2\ttwo\n     3\tTHREE", Some(3));
         assert_eq!(
             wrong.as_deref(),
