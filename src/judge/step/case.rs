@@ -342,8 +342,31 @@ impl<'c> CaseLedger<'c> {
     ) -> Result<Judgement, Fault> {
         let mut findings =
             confinement::findings(breaches, &self.loaded.always, None, "in an answer");
-        if !answer.is_error {
+        // A refusal is read from the answer whatever its flag: a setup call refused in words
+        // made nothing, so no memory of it can be lost later; the missing flag is its one fault.
+        let path = input
+            .get("path")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let in_words = !answer.is_error && answers::reads_as_refusal(&answer.text, path);
+        if !answer.is_error && !in_words {
             return Ok(Judgement::go(findings));
+        }
+        if in_words {
+            findings.push(
+                Finding::new(
+                    Check::IsError,
+                    Level::Must,
+                    known::IS_ERROR_FLAG,
+                    format!(
+                        "an error in words, without the flag: setup call {} ({}) was refused, and is_error should be true, the backend said false",
+                        index + 1,
+                        effects::described(input)
+                    ),
+                )
+                .expecting("true".to_string())
+                .actually("false".to_string()),
+            );
         }
         // What the setup needs is checked by the cases of its own command; here a refusal (a
         // size limit, a name length the page lets a backend set) only means that this case

@@ -931,3 +931,37 @@ fn paths_that_differ_by_a_suffix_are_two_memories() {
         run.describe()
     );
 }
+
+/// A limit refused in words with the flag missing: the refused setup create made nothing, so
+/// nothing is lost later; the one root is the flag.
+#[test]
+fn a_setup_call_refused_in_words_is_a_refusal_and_no_loss() {
+    let script = super::root().join("tests/backends/kv/unflagged_limit.py");
+    let run = super::check_kv(
+        &format!("python3 {} {{memories}}", script.display()),
+        &[
+            "--no-recheck",
+            "--not-on-folder",
+            "--case",
+            "scale.wide-folder",
+        ],
+    );
+    assert_eq!(run.code, NOT_CONFORMANT, "{}", run.describe());
+    let causes: Vec<(String, String)> = run.json()["root_causes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            (
+                c["rule"].as_str().unwrap_or("?").to_string(),
+                c["harm"].as_str().unwrap_or("?").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        causes,
+        [("errors.is-error-flag".to_string(), "flag".to_string())],
+        "{}",
+        run.describe()
+    );
+}
