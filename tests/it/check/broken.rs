@@ -947,19 +947,8 @@ fn a_setup_call_refused_in_words_is_a_refusal_and_no_loss() {
         ],
     );
     assert_eq!(run.code, NOT_CONFORMANT, "{}", run.describe());
-    let causes: Vec<(String, String)> = run.json()["root_causes"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|c| {
-            (
-                c["rule"].as_str().unwrap_or("?").to_string(),
-                c["harm"].as_str().unwrap_or("?").to_string(),
-            )
-        })
-        .collect();
     assert_eq!(
-        causes,
+        super::causes(&run),
         [("errors.is-error-flag".to_string(), "flag".to_string())],
         "{}",
         run.describe()

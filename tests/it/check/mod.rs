@@ -131,6 +131,21 @@ pub fn run(args: &[&str]) -> Run {
     run_command(memspec().args(args))
 }
 
+/// The rules of a run's root causes, with their harm, from its JSON report.
+pub fn causes(run: &Run) -> Vec<(String, String)> {
+    run.json()["root_causes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            (
+                c["rule"].as_str().unwrap_or("?").to_string(),
+                c["harm"].as_str().unwrap_or("?").to_string(),
+            )
+        })
+        .collect()
+}
+
 /// Runs a prepared command.
 pub fn run_command(command: &mut Command) -> Run {
     let started = Instant::now();

@@ -3,7 +3,7 @@
 //! of `tests/backends/kv/` with `--shared` keep a SQLite store between processes; without it
 //! they keep a dict, a store in the process only.
 
-use super::{Run, bin, check_kv, memspec, root, run_command};
+use super::{Run, bin, causes, check_kv, memspec, root, run_command};
 
 /// `memspec check --area restart` on `tests/backends/kv/<name>.py` (with `--shared` when
 /// `shared`), its SQLite files in a folder of the test's own.
@@ -15,21 +15,6 @@ fn restart(name: &str, shared: bool) -> Run {
         &backend,
         &["--no-recheck", "--area", "restart", "--not-on-folder"],
     )
-}
-
-/// The rules of a run's root causes, with their harm.
-fn causes(run: &Run) -> Vec<(String, String)> {
-    run.json()["root_causes"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|c| {
-            (
-                c["rule"].as_str().unwrap_or("?").to_string(),
-                c["harm"].as_str().unwrap_or("?").to_string(),
-            )
-        })
-        .collect()
 }
 
 /// The outcome of every restart case.
