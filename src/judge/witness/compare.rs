@@ -17,6 +17,14 @@ pub fn judge(path: &str, expect: &EffectKind, answer: &ToolResult) -> Seen {
             // success that says "not found" is a flag fault, judged at its step, not presence).
             if answer.is_error || says_absent(&answer.text, path) {
                 Seen::Holds
+            } else if crate::judge::answers::reads_as_refusal(&answer.text, path) {
+                // Refused in words, unflagged, without saying the path is absent (a store that
+                // cannot serve at all): it tells neither way, and never grounds a loss or an
+                // escape; the missing flag is the step's to grade.
+                Seen::Unverified(format!(
+                    "view of it was refused in words, without saying whether it exists: {}",
+                    excerpt(&answer.text)
+                ))
             } else {
                 Seen::Differs(format!("view of it succeeded: {}", excerpt(&answer.text)))
             }
@@ -426,6 +434,23 @@ mod tests {
         assert!(matches!(
             judge("/memories/x", &want, &ok("a\n")),
             Seen::Unverified(_)
+        ));
+    }
+
+    #[test]
+    fn an_unflagged_refusal_tells_no_absence_and_no_presence() {
+        let absent = EffectKind::Absent(true);
+        let refused = ok("Error: MCP call failed: connection refused");
+        assert!(matches!(
+            judge("/memories/x.md", &absent, &refused),
+            Seen::Unverified(_)
+        ));
+        let said = ok("Error: The path /memories/x.md does not exist");
+        assert_eq!(judge("/memories/x.md", &absent, &said), Seen::Holds);
+        let shown = ok("Here's the content of /memories/x.md with line numbers:\n     1\ta");
+        assert!(matches!(
+            judge("/memories/x.md", &absent, &shown),
+            Seen::Differs(_)
         ));
     }
 

@@ -954,3 +954,30 @@ fn a_setup_call_refused_in_words_is_a_refusal_and_no_loss() {
         run.describe()
     );
 }
+
+/// A store that cannot be reached, whose every answer is an unflagged `Error: …`: nothing was
+/// ever stored, so no DATA LOSS and no SECURITY finding may be read from a refusal taken for a
+/// success; the missing flag is the one root.
+#[test]
+fn an_unreachable_store_is_one_flag_fault_and_nothing_lost() {
+    let run = super::check_kv(
+        &super::backend("unreachable_store"),
+        &[
+            "--no-recheck",
+            "--not-on-folder",
+            "--area",
+            "paths",
+            "--area",
+            "rename",
+            "--area",
+            "restart",
+        ],
+    );
+    assert_eq!(run.code, NOT_CONFORMANT, "{}", run.describe());
+    assert_eq!(
+        super::causes(&run),
+        [("errors.is-error-flag".to_string(), "flag".to_string())],
+        "{}",
+        run.describe()
+    );
+}
