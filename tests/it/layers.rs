@@ -206,6 +206,8 @@ const DOOR: &[&str] = &[
     "witness::Probing",
     "witness::Seen",
     "witness::file_lines",
+    // A view's lines where the witness knows its format (`None` for one it does not read).
+    "witness::known_file_lines",
     // How a user id is spelled in every message (the judge's, the report's, an engine's error).
     "shown_user",
 ];
