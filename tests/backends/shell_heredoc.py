@@ -23,21 +23,23 @@ def handle(reference, tool_input):
     if tool_input.get("command") != "create":
         return None
     path, text = tool_input.get("path"), tool_input.get("file_text")
-    if not isinstance(path, str) or not isinstance(text, str):
+    if not isinstance(path, str) or not isinstance(text, str) or "\0" in text:
         return None
-    if path != ROOT and not path.startswith(ROOT + "/") or "/../" in path + "/" or "\0" in path:
-        return None  # the reference refuses what is no memory path
+    # The reference checks the path and makes the file (refusing links, traversal, a folder in
+    # the way); the handler then writes the content its own way, through the shell.
+    answer = reference.call(tool_input)
+    if answer["is_error"]:
+        return answer
     host = os.path.join(_proxy.memories_dir(), path[len(ROOT) + 1:])
-    if os.path.isdir(host) or path.endswith("/"):
-        return None
     body = text if text.endswith("\n") else text + "\n"
-    script = f"mkdir -p \"$(dirname \"$1\")\" && cat > \"$1\" <<'EOF'\n{body}EOF\n"
+    script = f"cat > \"$1\" <<'EOF'\n{body}EOF\n"
     if not text.endswith("\n"):
         script += "truncate -s -1 \"$1\"\n"
-    done = subprocess.run(["sh", "-c", script, "sh", host], capture_output=True, text=True)
+    # The script on stdin (`sh -s`): a large text would not fit in an argument.
+    done = subprocess.run(["sh", "-s", "--", host], input=script, capture_output=True, text=True)
     if done.returncode != 0:
         return {"content": f"Error: could not write {path}", "is_error": True}
-    return {"content": f"File created successfully at: {path}", "is_error": False}
+    return answer
 
 
 _proxy.serve(handle, controls=True)
