@@ -162,7 +162,10 @@ pub fn race_level(spec: &Spec) -> crate::spec::Level {
         .unwrap_or(crate::spec::Level::Must)
 }
 
-fn setup(session: &mut Session, input: Value) -> Result<(), Stopped> {
+/// The race's setup: `path` created with `text` by one client, then read back through its view,
+/// the state the race is judged against ([`read`]). A refused create stops the race unrun.
+fn made(session: &mut Session, path: &str, text: &str) -> Result<Option<Vec<String>>, Stopped> {
+    let input = json!({"command": "create", "path": path, "file_text": text});
     let answer = call(session, input.clone())?;
     if answer.is_error {
         return Err(Stopped::Refused(format!(
@@ -170,7 +173,7 @@ fn setup(session: &mut Session, input: Value) -> Result<(), Stopped> {
             first_line(&answer.text)
         )));
     }
-    Ok(())
+    Ok(read(session, path)?)
 }
 
 fn log_answers(log: &mut Vec<String>, calls: &[Vec<Value>], answers: &[Vec<ToolResult>]) {
@@ -203,11 +206,7 @@ fn judged(race: Race<'_>, spec: &Spec) -> Result<Vec<Finding>, RaceError> {
 fn create_create(first: &mut Session, others: &mut [Session], spec: &Spec, tag: usize) -> Outcome {
     let path = format!("/memories/race{tag}/one.txt");
     let control = format!("/memories/race{tag}/alone.txt");
-    setup(
-        first,
-        json!({"command": "create", "path": control, "file_text": "client 0\n"}),
-    )?;
-    let before = read(first, &control)?;
+    let before = made(first, &control, "client 0\n")?;
     let clients = others.len() + 1;
     let calls: Vec<Vec<Value>> = (0..clients)
         .map(|i| {
@@ -232,11 +231,7 @@ fn edit_edit(first: &mut Session, others: &mut [Session], spec: &Spec, tag: usiz
     let path = format!("/memories/race{tag}/lines.txt");
     let clients = others.len() + 1;
     let text: String = (0..clients).map(|i| format!("line {i:03}\n")).collect();
-    setup(
-        first,
-        json!({"command": "create", "path": path, "file_text": text}),
-    )?;
-    let before = read(first, &path)?;
+    let before = made(first, &path, &text)?;
     let calls: Vec<Vec<Value>> = (0..clients)
         .map(|i| {
             vec![json!({"command": "str_replace", "path": path,
@@ -261,11 +256,7 @@ fn rename_view(first: &mut Session, others: &mut [Session], spec: &Spec, tag: us
     let old = format!("/memories/race{tag}/a.txt");
     let new = format!("/memories/race{tag}/b.txt");
     let content = "moving\nfile\n";
-    setup(
-        first,
-        json!({"command": "create", "path": old, "file_text": content}),
-    )?;
-    let before = read(first, &old)?;
+    let before = made(first, &old, content)?;
     let clients = others.len() + 1;
     let mut calls = vec![vec![
         json!({"command": "rename", "old_path": old, "new_path": new}),
@@ -304,11 +295,7 @@ fn delete_create(first: &mut Session, others: &mut [Session], spec: &Spec, tag: 
     let folder = format!("/memories/race{tag}/d");
     let old = format!("{folder}/old.txt");
     let new = format!("{folder}/new.txt");
-    setup(
-        first,
-        json!({"command": "create", "path": old, "file_text": "old\n"}),
-    )?;
-    let before = read(first, &old)?;
+    let before = made(first, &old, "old\n")?;
     let clients = others.len() + 1;
     let mut calls = vec![
         vec![json!({"command": "delete", "path": folder})],

@@ -908,9 +908,8 @@ fn content_that_is_code_is_stored_and_never_run() {
 /// `/memories/notes.md` into one memory: the look-alike cases find it, in both orders.
 #[test]
 fn paths_that_differ_by_a_suffix_are_two_memories() {
-    let script = super::root().join("tests/backends/kv/extension_key.py");
     let run = super::check_kv(
-        &format!("python3 {} {{memories}}", script.display()),
+        &super::backend("kv/extension_key"),
         &["--no-recheck", "--not-on-folder", "--area", "lookalike"],
     );
     assert_eq!(run.code, NOT_CONFORMANT, "{}", run.describe());
@@ -932,13 +931,24 @@ fn paths_that_differ_by_a_suffix_are_two_memories() {
     );
 }
 
+/// Asserts a failed run whose one root cause is the missing `is_error` flag.
+#[track_caller]
+fn only_the_flag(run: &Run) {
+    assert_eq!(run.code, NOT_CONFORMANT, "{}", run.describe());
+    assert_eq!(
+        super::causes(run),
+        [("errors.is-error-flag".to_string(), "flag".to_string())],
+        "{}",
+        run.describe()
+    );
+}
+
 /// A limit refused in words with the flag missing: the refused setup create made nothing, so
 /// nothing is lost later; the one root is the flag.
 #[test]
 fn a_setup_call_refused_in_words_is_a_refusal_and_no_loss() {
-    let script = super::root().join("tests/backends/kv/unflagged_limit.py");
     let run = super::check_kv(
-        &format!("python3 {} {{memories}}", script.display()),
+        &super::backend("kv/unflagged_limit"),
         &[
             "--no-recheck",
             "--not-on-folder",
@@ -946,13 +956,7 @@ fn a_setup_call_refused_in_words_is_a_refusal_and_no_loss() {
             "scale.wide-folder",
         ],
     );
-    assert_eq!(run.code, NOT_CONFORMANT, "{}", run.describe());
-    assert_eq!(
-        super::causes(&run),
-        [("errors.is-error-flag".to_string(), "flag".to_string())],
-        "{}",
-        run.describe()
-    );
+    only_the_flag(&run);
 }
 
 /// A store that cannot be reached, whose every answer is an unflagged `Error: …`: nothing was
@@ -973,11 +977,5 @@ fn an_unreachable_store_is_one_flag_fault_and_nothing_lost() {
             "restart",
         ],
     );
-    assert_eq!(run.code, NOT_CONFORMANT, "{}", run.describe());
-    assert_eq!(
-        super::causes(&run),
-        [("errors.is-error-flag".to_string(), "flag".to_string())],
-        "{}",
-        run.describe()
-    );
+    only_the_flag(&run);
 }
