@@ -127,8 +127,10 @@ pub(super) fn judge(race: Race<'_>, spec: &Spec) -> Vec<Finding> {
             "reads as no lines the witness can read (the view failed or numbers no lines)"
                 .to_string(),
         ),
+        // What the view showed is the backend's text: quoted bounded.
         Some(before) if before != want.as_slice() => unjudged(format!(
-            "reads as {before:?}, not as the {text:?} it was created with (the cases tell whether the create or the view is wrong)"
+            "reads as {}, not as the {text:?} it was created with (the cases tell whether the create or the view is wrong)",
+            witness::excerpt(&before.join("\n"))
         )),
         Some(_) => raced(race, spec),
     }

@@ -159,7 +159,8 @@ pub(super) fn lists_itself(path: &str, text: &str) -> bool {
     })
 }
 
-pub(super) fn excerpt(text: &str) -> String {
+/// A backend's text as a finding quotes it: escaped, at most 200 characters.
+pub fn excerpt(text: &str) -> String {
     const SHOWN: usize = 200;
     match text.char_indices().nth(SHOWN) {
         Some((cut, _)) => format!("{:?}…", &text[..cut]),

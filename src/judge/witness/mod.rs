@@ -15,7 +15,7 @@ mod compare;
 mod read_back;
 
 pub use answer::{
-    announces_cut, file_lines, known_file_lines, numbered_lines, opening, opening_without,
+    announces_cut, excerpt, file_lines, known_file_lines, numbered_lines, opening, opening_without,
     says_absent, size_holds, without_path,
 };
 pub use compare::{judge, ranged_view_differs};
