@@ -65,7 +65,7 @@ impl Classified for crate::replay::scratch::StartError {
         match self {
             StartError::Seed(e) => e.exit(),
             // What the backend did to its sandbox before the first call.
-            StartError::Tampered(_) => Exit::BackendBroke,
+            StartError::Tampered(_) | StartError::Dirty(_) => Exit::BackendBroke,
             StartError::Harness(_) => Exit::Internal,
         }
     }
@@ -98,7 +98,7 @@ impl Classified for crate::fuzz::FuzzError {
     fn exit(&self) -> Exit {
         use crate::fuzz::FuzzError;
         match self {
-            FuzzError::NeverStarted(_) => Exit::BackendBroke,
+            FuzzError::NeverStarted(_) | FuzzError::Dirty(_) => Exit::BackendBroke,
             _ => Exit::Internal,
         }
     }

@@ -451,6 +451,13 @@ pub fn check_results(
                         reason = Some(format!("race not run: {why}"));
                         break;
                     }
+                    // So is a store that is not empty where it must be: nothing can be judged
+                    // on it (the cases lane stops the run for it first).
+                    Err(Fault::Dirty(dirty)) => {
+                        outcome = Outcome::Skip;
+                        reason = Some(format!("race not run: {dirty}"));
+                        break;
+                    }
                     Err(fault) => {
                         outcome = Outcome::Error;
                         // A client that broke is started again by its next call (the next race).

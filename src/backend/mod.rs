@@ -178,6 +178,18 @@ pub const USER_PLACEHOLDER: &str = "{user}";
 /// replay, fuzz): one store of one user, named so.
 pub const DEFAULT_USER: &str = "memspec";
 
+/// Where a backend process runs: the sandbox (`base`, holding `memories`, what `/memories` maps
+/// to) and the backend's own folder beside it (`state`, for its database, locks and logs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place<'a> {
+    /// The sandbox: `{base}` and `MEMSPEC_BASE`.
+    pub base: &'a Path,
+    /// The memories folder in it: `{memories}` and `MEMSPEC_MEMORIES`.
+    pub memories: &'a Path,
+    /// The backend's own folder, outside the sandbox: `{state}` and `MEMSPEC_STATE`.
+    pub state: &'a Path,
+}
+
 /// Who starts a backend process, besides its sandbox: which worker of a parallel run, and as
 /// which user of a store shared by many users.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -327,56 +339,26 @@ impl BackendSpec {
         }
     }
 
-    /// Starts the backend over a sandbox (`base` holds `memories`), with the default start-up
-    /// allowance ([`DEFAULT_STARTUP`]).
-    pub fn start(
-        &self,
-        base: &Path,
-        memories: &Path,
-        timeout: Duration,
-    ) -> Result<Box<dyn Backend>, BackendError> {
-        self.start_with(
-            base,
-            memories,
-            Timeouts {
-                call: timeout,
-                startup: DEFAULT_STARTUP,
-            },
-        )
-    }
-
-    /// Starts the backend over a sandbox with explicit timeouts.
-    pub fn start_with(
-        &self,
-        base: &Path,
-        memories: &Path,
-        timeouts: Timeouts,
-    ) -> Result<Box<dyn Backend>, BackendError> {
-        self.start_as(base, memories, timeouts, None)
-    }
-
     /// Starts the backend over a sandbox as user `user` of a store shared by many users (see
     /// [`BackendSpec::takes_user`]): a command gets the id as `{user}` and `MEMSPEC_USER`; the
     /// reference serves that user's folder inside `memories` (`crate::reference::users`).
     /// `None` starts it as a backend of one store.
     pub fn start_as(
         &self,
-        base: &Path,
-        memories: &Path,
+        place: Place<'_>,
         timeouts: Timeouts,
         user: Option<&str>,
     ) -> Result<Box<dyn Backend>, BackendError> {
         match self {
             BackendSpec::Reference(revision) => Ok(Box::new(match user {
-                None => InProcess::open(memories, *revision)?,
-                Some(user) => InProcess::open_user(memories, user, *revision)?,
+                None => InProcess::open(place.memories, *revision)?,
+                Some(user) => InProcess::open_user(place.memories, user, *revision)?,
             })),
             BackendSpec::Command {
                 template, worker, ..
             } => Ok(Box::new(Stdio::spawn(
                 template,
-                base,
-                memories,
+                place,
                 timeouts,
                 Starter {
                     worker: *worker,

@@ -119,6 +119,10 @@ fn run_scenario(
             result.outcome = Outcome::Skip;
             result.reason = Some(format!("not run: {why}"));
         }
+        Err(Fault::Dirty(dirty)) => {
+            result.outcome = Outcome::Skip;
+            result.reason = Some(format!("not run: {dirty}"));
+        }
         Err(fault) => {
             result.outcome = Outcome::Error;
             result.reason = Some(fault.to_string());

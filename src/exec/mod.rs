@@ -10,6 +10,7 @@
 pub mod children;
 pub mod disk_look;
 pub mod fs;
+pub mod leftovers;
 pub mod plant;
 pub mod procfs;
 pub mod sandbox;
@@ -20,5 +21,6 @@ pub mod tree;
 pub mod users;
 pub mod watch;
 
+pub use leftovers::{Dirty, Look, Moment};
 pub use sandbox::{Entry, FixtureError, Looked, Outside, Sandbox, Seen};
 pub use session::{Breach, Broke, Confined, Fault, Reset, Session, Stopped};

@@ -18,8 +18,9 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::disk_look::DiskLook;
+use super::{Look, Moment};
 use super::{Outside, Sandbox};
-use crate::backend::{Backend, BackendError, BackendSpec, Timeouts};
+use crate::backend::{Backend, BackendError, BackendSpec, Place, Timeouts};
 use crate::protocol::ToolResult;
 
 /// Breaks in a row (a call that failed, a process that would not start) after which a session
@@ -45,6 +46,10 @@ pub enum Fault {
     /// about the backend at all.
     #[error("harness: {0}")]
     Harness(String),
+    /// The store held memories where it should have been empty (after a `reset`, or on a fresh
+    /// start): no case can be judged on it, and the run stops.
+    #[error(transparent)]
+    Dirty(#[from] super::Dirty),
 }
 
 /// How the backend broke, with what it wrote to stderr meanwhile.
@@ -92,6 +97,9 @@ pub enum Reset {
     /// The backend said ok, but left this in the harness's way: neither the process nor the
     /// sandbox can be used again.
     Tampered(Vec<String>),
+    /// The backend said ok, and the sandbox is fresh, but `/memories` still lists memories (see
+    /// [`Session::look_for_leftovers`]): nothing can be judged on this store.
+    Dirty(super::Dirty),
 }
 
 /// How a process ended when it was stopped.
@@ -287,12 +295,15 @@ impl Session {
                     breaks: self.breaks,
                 });
             }
-            match self.spec.start_as(
-                self.sandbox.base(),
-                self.sandbox.memories(),
-                self.timeouts,
-                self.user.as_deref(),
-            ) {
+            let place = Place {
+                base: self.sandbox.base(),
+                memories: self.sandbox.memories(),
+                state: self.sandbox.state(),
+            };
+            match self
+                .spec
+                .start_as(place, self.timeouts, self.user.as_deref())
+            {
                 Ok(backend) => self.backend = Some(backend),
                 Err(e) => {
                     self.breaks += 1;
@@ -382,21 +393,29 @@ impl Session {
         }
         self.outside = self.sandbox.outside();
         self.reported.clear();
-        Reset::Clean
+        match self.look_for_leftovers(Moment::Reset) {
+            Look::Dirty(dirty) => Reset::Dirty(dirty),
+            Look::Empty | Look::Unseen(_) => Reset::Clean,
+        }
     }
 
     /// Starts the backend and has it forget every memory, as `check` does before each case: a
     /// store kept elsewhere (a database file, a server) must not carry an earlier run's
     /// memories into this one. A backend that knows no `reset` is stopped again, so that the
-    /// probe cannot confuse its first real call (which starts it afresh). `Err` only when the
-    /// backend could not be started.
+    /// probe cannot confuse its first real call (which starts it afresh), and its fresh store
+    /// is looked at. `Err` when the backend could not be started, or its store is not empty
+    /// ([`Fault::Dirty`]).
     pub fn start_clean(&mut self) -> Result<Reset, Fault> {
         self.running()?;
-        let reset = self.reset();
-        if matches!(reset, Reset::Refused(_)) {
-            self.stop();
+        match self.reset() {
+            Reset::Dirty(dirty) => Err(Fault::Dirty(dirty)),
+            refused @ Reset::Refused(_) => {
+                self.stop();
+                self.expect_empty(Moment::FreshStart)?;
+                Ok(refused)
+            }
+            reset => Ok(reset),
         }
-        Ok(reset)
     }
 
     /// Starts the backend and has it forget its memories (`reset`) without touching the
@@ -409,10 +428,13 @@ impl Session {
         let call = self.timeouts.call;
         let backend = self.running()?;
         backend.set_call_timeout(call);
-        if !matches!(backend.reset(), Ok(true)) {
+        let moment = if matches!(backend.reset(), Ok(true)) {
+            Moment::Reset
+        } else {
             self.stop();
-        }
-        Ok(())
+            Moment::FreshStart
+        };
+        self.expect_empty(moment)
     }
 
     /// Starts the backend and sees it answer (a `hello` control, within the start-up allowance).

@@ -82,6 +82,10 @@ pub enum FuzzError {
     /// The replay engine could not run a sequence.
     #[error("the harness could not replay a sequence: {0}")]
     Replay(String),
+    /// The backend's store held memories where it should have been empty (after a `reset`,
+    /// or on a fresh start): no sequence can be judged on it.
+    #[error(transparent)]
+    Dirty(crate::exec::Dirty),
     /// Anything else of the harness's.
     #[error("harness: {0}")]
     Harness(String),
@@ -448,6 +452,7 @@ fn race_once(run: &Run<'_>, index: usize) -> Result<(), FuzzError> {
         match race::start_clients(&run.options.backend, run.options.clients, timeouts) {
             Ok(sessions) => sessions,
             Err(Fault::Harness(message)) => return Err(FuzzError::Harness(message)),
+            Err(Fault::Dirty(dirty)) => return Err(FuzzError::Dirty(dirty)),
             Err(fault) => return Err(FuzzError::NeverStarted(fault.to_string())),
         };
     // As in `check`: clients that share no store cannot race (each would be right alone).
@@ -460,6 +465,7 @@ fn race_once(run: &Run<'_>, index: usize) -> Result<(), FuzzError> {
     let raced = match raced {
         Ok(raced) => raced,
         Err(Fault::Harness(message)) => return Err(FuzzError::Harness(message)),
+        Err(Fault::Dirty(dirty)) => return Err(FuzzError::Dirty(dirty)),
         Err(fault) => {
             run.counted(1);
             run.lock().sequences += 1;

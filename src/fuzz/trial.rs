@@ -158,6 +158,7 @@ pub fn run(
             Session::discard_all(sessions);
             return match (fault, refused) {
                 (Fault::Harness(message), _) => Err(FuzzError::Harness(message)),
+                (Fault::Dirty(dirty), _) => Err(FuzzError::Dirty(dirty)),
                 (Fault::Backend(_), Some(user)) => Ok(Trial {
                     calls: 0,
                     found: None,
@@ -238,7 +239,10 @@ fn reused(
     }
     Ok(
         scratch::clean_session(backend, None, replay::timeouts(options), None)
-            .map_err(|e| FuzzError::Harness(e.to_string()))?
+            .map_err(|e| match e {
+                scratch::StartError::Dirty(dirty) => FuzzError::Dirty(dirty),
+                e => FuzzError::Harness(e.to_string()),
+            })?
             .0,
     )
 }

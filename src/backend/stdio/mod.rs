@@ -17,7 +17,6 @@
 
 use std::os::fd::OwnedFd;
 use std::os::unix::process::CommandExt;
-use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio as Pipe};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -28,7 +27,7 @@ use serde_json::Value;
 use super::cgroup::Cgroup;
 use super::lines::Lines;
 use super::wire::Request;
-use super::{Backend, BackendError, Starter, Timeouts};
+use super::{Backend, BackendError, Place, Starter, Timeouts};
 use crate::protocol::ToolResult;
 
 mod exchange;
@@ -75,27 +74,31 @@ fn shell_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
 
-/// Replaces `{memories}` and `{base}` in a command line with shell-quoted paths.
-pub fn substitute(template: &str, base: &Path, memories: &Path) -> String {
+/// Replaces `{memories}`, `{base}` and `{state}` in a command line with shell-quoted paths.
+pub fn substitute(template: &str, place: Place<'_>) -> String {
     template
-        .replace("{memories}", &shell_quote(&memories.to_string_lossy()))
-        .replace("{base}", &shell_quote(&base.to_string_lossy()))
+        .replace(
+            "{memories}",
+            &shell_quote(&place.memories.to_string_lossy()),
+        )
+        .replace("{base}", &shell_quote(&place.base.to_string_lossy()))
+        .replace("{state}", &shell_quote(&place.state.to_string_lossy()))
 }
 
 /// [`substitute`], and `{user}` replaced by the shell-quoted user id.
-fn substitute_user(template: &str, base: &Path, memories: &Path, user: &str) -> String {
-    let line = substitute(template, base, memories);
+fn substitute_user(template: &str, place: Place<'_>, user: &str) -> String {
+    let line = substitute(template, place);
     line.replace(super::USER_PLACEHOLDER, &shell_quote(user))
 }
 
 impl Stdio {
-    /// Starts `template` (run by `sh -c`, with `{memories}`, `{base}` and `{user}` substituted
-    /// and `MEMSPEC_MEMORIES` / `MEMSPEC_BASE` set, `MEMSPEC_WORKER` when a worker of a run
-    /// starts it, `MEMSPEC_USER` when it serves a user of a shared store).
+    /// Starts `template` (run by `sh -c`, with `{memories}`, `{base}`, `{state}` and `{user}`
+    /// substituted and `MEMSPEC_MEMORIES` / `MEMSPEC_BASE` / `MEMSPEC_STATE` set,
+    /// `MEMSPEC_WORKER` when a worker of a run starts it, `MEMSPEC_USER` when it serves a user
+    /// of a shared store).
     pub fn spawn(
         template: &str,
-        base: &Path,
-        memories: &Path,
+        place: Place<'_>,
         timeouts: Timeouts,
         starter: Starter<'_>,
     ) -> Result<Stdio, BackendError> {
@@ -106,7 +109,12 @@ impl Stdio {
                 .contains(super::USER_PLACEHOLDER)
                 .then_some(super::DEFAULT_USER)
         });
-        let command_line = substitute_user(template, base, memories, user.unwrap_or_default());
+        let command_line = substitute_user(template, place, user.unwrap_or_default());
+        let Place {
+            base,
+            memories,
+            state,
+        } = place;
         let cgroup = Cgroup::create();
         let procs = cgroup.as_ref().map(|c| c.procs().to_owned());
         let mut command = Command::new("sh");
@@ -115,6 +123,7 @@ impl Stdio {
             .arg(&command_line)
             .env("MEMSPEC_MEMORIES", memories)
             .env("MEMSPEC_BASE", base)
+            .env("MEMSPEC_STATE", state)
             .current_dir(std::env::current_dir().unwrap_or_else(|_| base.to_path_buf()))
             .stdin(Pipe::piped())
             .stdout(Pipe::piped())

@@ -8,7 +8,7 @@ use super::calls::{Budget, observe, run_calls};
 use super::{Reuse, RunError, RunOptions, Starts};
 use crate::backend::{BackendSpec, Timeouts};
 use crate::exec::plant::{Fixture, FixtureKind};
-use crate::exec::{Broke, Fault, FixtureError, Reset, Session};
+use crate::exec::{Broke, Fault, FixtureError, Moment, Reset, Session};
 use crate::judge::grade::{CaseResult, Outcome};
 use crate::judge::{self, CaseCall, CaseLedger, Next, Observation};
 use crate::suite::case::SetupCall;
@@ -75,11 +75,15 @@ pub fn run_case_in(
             &mut result,
         )
     };
-    if let Err(Fault::Harness(message)) = ran {
-        return Err(RunError::Harness {
-            case: case.id.clone(),
-            message,
-        });
+    match ran {
+        Err(Fault::Harness(message)) => {
+            return Err(RunError::Harness {
+                case: case.id.clone(),
+                message,
+            });
+        }
+        Err(Fault::Dirty(dirty)) => return Err(RunError::Dirty(dirty)),
+        _ => {}
     }
     let broke = ran.as_ref().err();
     let findings = std::mem::take(&mut result.findings);
@@ -148,19 +152,32 @@ fn open_session(
                     used.discard();
                     return Err(Prepare::Tampered(found));
                 }
+                Reset::Dirty(dirty) => {
+                    used.discard();
+                    return Err(Prepare::Fault(Fault::Dirty(dirty)));
+                }
                 Reset::Refused(why) => reuse.refused(why),
             }
         }
         used.discard();
     }
     let mut fresh = Session::start(backend_spec, timeouts(options)).map_err(Prepare::Fault)?;
-    if !reuse.known() {
+    if !reuse.unsupported() {
+        // The first process of a run learns whether the backend resets; every later one is
+        // reset too, so that a store kept elsewhere starts without the other workers' cases.
         match fresh.reset() {
-            Reset::Clean => reuse.learn(true),
+            Reset::Clean => {
+                reuse.learn(true);
+                return Ok(fresh);
+            }
             Reset::Tampered(found) => {
                 reuse.learn(true);
                 fresh.discard();
                 return Err(Prepare::Tampered(found));
+            }
+            Reset::Dirty(dirty) => {
+                fresh.discard();
+                return Err(Prepare::Fault(Fault::Dirty(dirty)));
             }
             Reset::Refused(why) => {
                 reuse.refused(why);
@@ -178,6 +195,12 @@ fn open_session(
                 fresh = Session::start(backend_spec, timeouts(options)).map_err(Prepare::Fault)?;
             }
         }
+    }
+    // A process that cannot reset works on the new sandbox and `{state}` it was started on:
+    // a store that is not empty there lives where memspec does not empty it.
+    if let Err(fault) = fresh.expect_empty(Moment::FreshStart) {
+        fresh.discard();
+        return Err(Prepare::Fault(fault));
     }
     Ok(fresh)
 }

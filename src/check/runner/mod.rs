@@ -48,6 +48,10 @@ pub enum RunError {
         /// How the first of them broke.
         reason: String,
     },
+    /// The store held memories after a `reset`, or on a fresh start: no case can be judged on
+    /// it (see [`crate::exec::leftovers`]).
+    #[error(transparent)]
+    Dirty(crate::exec::Dirty),
     /// The harness could not run a case (make a sandbox or a fixture, apply a matcher): not
     /// a verdict about the backend, and nothing the rest of the run could be trusted after.
     #[error("the harness could not run the case {case}: {message}")]

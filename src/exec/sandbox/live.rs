@@ -48,10 +48,14 @@ impl Sandbox {
         self.removed = true;
         // Taken out first: a signal's cleanup must not race this removal with its own; it
         // waits for it instead. `None`: a signal's cleanup removed it already.
-        match LIVE.take(self.key) {
+        let mut left = match LIVE.take(self.key) {
             Some(handles) => remove_tree(&handles),
             None => Vec::new(),
+        };
+        if let Some(handles) = self.state_key.take().and_then(|key| LIVE.take(key)) {
+            left.extend(remove_tree(&handles));
         }
+        left
     }
 }
 

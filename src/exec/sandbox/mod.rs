@@ -64,6 +64,9 @@ pub struct Sandbox {
     removed: bool,
     /// Its key among the live sandboxes.
     key: u64,
+    /// The backend's own folder ([`Sandbox::state`]), and its key among the live folders.
+    state_path: PathBuf,
+    state_key: Option<u64>,
 }
 
 impl Sandbox {
@@ -78,43 +81,36 @@ impl Sandbox {
         Sandbox::new_in(Path::new("/dev/shm")).or_else(|_| Sandbox::new())
     }
 
-    /// Makes `memspec-XXXX/`, its `memories/` and the canaries in `folder`.
+    /// Makes `memspec-XXXX/`, its `memories/` and the canaries in `folder`, and the backend's
+    /// own folder `memspec-state-XXXX/` beside it.
     pub fn new_in(folder: &Path) -> io::Result<Sandbox> {
+        // The state folder is made first and on its own: a folder of another name, so that no
+        // path relative to `memories/` a case could spell reaches it, and the watch on
+        // everything beside `memories/` stays whole.
+        let state = LIVE.register(|| {
+            let handles = made_folder(folder, "memspec-state-")?;
+            let path = handles.path.clone();
+            Ok::<_, io::Error>((handles, path))
+        })?;
+        let Some((state_key, state_path)) = state else {
+            return Err(stopping());
+        };
         // Made and registered under the lock, so that a signal's cleanup sees it or stops it.
         let registered = LIVE.register(|| {
-            let made = tempfile::Builder::new()
-                .prefix("memspec-")
-                .tempdir_in(folder)?;
-            // From here the sandbox is removed by handle (see Drop), never by path.
-            let path = made.keep();
-            let parent = rustix::fs::open(
-                folder,
-                rustix::fs::OFlags::RDONLY
-                    | rustix::fs::OFlags::DIRECTORY
-                    | rustix::fs::OFlags::CLOEXEC,
-                Mode::empty(),
-            )?;
-            let name = fs::c_name(&path.file_name().unwrap_or_default().to_string_lossy())?;
-            let base = fs::open_dir_at(parent.as_fd(), &name)?;
-            let id = fs::meta_of(base.as_fd())?.id;
-            let handles = Handles {
-                path: path.clone(),
-                parent: parent.try_clone()?,
-                name: name.clone(),
-                base: base.try_clone()?,
-                id,
-            };
+            let handles = made_folder(folder, "memspec-")?;
             // Not registered yet: its drop removes nothing until it is.
             let sandbox = Sandbox {
-                memories_path: path.join("memories"),
-                path,
-                parent,
-                name,
-                base,
-                id,
+                memories_path: handles.path.join("memories"),
+                path: handles.path.clone(),
+                parent: handles.parent.try_clone()?,
+                name: handles.name.clone(),
+                base: handles.base.try_clone()?,
+                id: handles.id,
                 secret: unique_secret(),
                 removed: true,
                 key: 0,
+                state_path: state_path.clone(),
+                state_key: None,
             };
             // Populated under the lock too: a signal's cleanup that emptied it meanwhile could
             // not remove its folder.
@@ -127,14 +123,18 @@ impl Sandbox {
                 return Err(e);
             }
             Ok::<_, io::Error>((handles, sandbox))
-        })?;
-        let Some((key, mut sandbox)) = registered else {
-            return Err(io::Error::new(
-                io::ErrorKind::Interrupted,
-                "memspec is stopping",
-            ));
+        });
+        let (key, mut sandbox) = match registered {
+            Ok(Some(made)) => made,
+            failed => {
+                if let Some(handles) = LIVE.take(state_key) {
+                    let _ = live::remove_tree(&handles);
+                }
+                return Err(failed.err().unwrap_or_else(stopping));
+            }
         };
         sandbox.key = key;
+        sandbox.state_key = Some(state_key);
         sandbox.removed = false;
         Ok(sandbox)
     }
@@ -149,15 +149,24 @@ impl Sandbox {
         &self.memories_path
     }
 
+    /// The backend's own folder, for its database, lock files and logs: outside the sandbox
+    /// (no confinement check looks at it, and no path a case spells reaches it), kept as long
+    /// as the sandbox (across a restart or a crash, for every client and user of the store),
+    /// and new, so empty, with every new sandbox.
+    pub fn state(&self) -> &Path {
+        &self.state_path
+    }
+
     /// The secret every canary contains; it must never appear in an output.
     pub fn secret(&self) -> &str {
         &self.secret
     }
 
-    /// Replaces `{base}` and `{memories}` with this sandbox's absolute paths.
+    /// Replaces `{base}`, `{memories}` and `{state}` with this sandbox's absolute paths.
     pub fn expand(&self, text: &str) -> String {
         text.replace("{base}", &self.path.to_string_lossy())
             .replace("{memories}", &self.memories_path.to_string_lossy())
+            .replace("{state}", &self.state_path.to_string_lossy())
     }
 
     /// A handle on `memories/` as it is now; `None` when it is not a real folder (a link is
@@ -195,6 +204,32 @@ impl Sandbox {
         }
         Ok(())
     }
+}
+
+/// A new folder named `prefix` and a random tail in `folder`, with the handles that remove it.
+fn made_folder(folder: &Path, prefix: &str) -> io::Result<Handles> {
+    let made = tempfile::Builder::new().prefix(prefix).tempdir_in(folder)?;
+    // From here the folder is removed by handle (see Drop), never by path.
+    let path = made.keep();
+    let parent = rustix::fs::open(
+        folder,
+        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    let name = fs::c_name(&path.file_name().unwrap_or_default().to_string_lossy())?;
+    let base = fs::open_dir_at(parent.as_fd(), &name)?;
+    let id = fs::meta_of(base.as_fd())?.id;
+    Ok(Handles {
+        path,
+        parent,
+        name,
+        base,
+        id,
+    })
+}
+
+fn stopping() -> io::Error {
+    io::Error::new(io::ErrorKind::Interrupted, "memspec is stopping")
 }
 
 fn unique_secret() -> String {

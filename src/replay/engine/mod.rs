@@ -178,6 +178,7 @@ pub fn replay_users_in(
             }
             Err(fault @ Fault::GaveUp { .. }) => Answer::NotRun(format!("not replayed: {fault}")),
             Err(Fault::Harness(message)) => return Err(ReplayError::Harness(message)),
+            Err(Fault::Dirty(dirty)) => return Err(super::scratch::StartError::Dirty(dirty).into()),
             Err(fault @ Fault::Backend(_)) => {
                 let told = fault.to_string();
                 first_fault.get_or_insert_with(|| told.clone());

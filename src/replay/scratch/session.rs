@@ -31,9 +31,17 @@ pub fn clean_session(
         // One user of a store of many: the backend forgets that user's memories, and the
         // sandbox (new, and holding that user's folder) is left as it is.
         session = session.as_user(user);
-        if let Err(Fault::Harness(message)) = session.start_forgetting() {
-            session.discard();
-            return Err(StartError::Harness(message));
+        match session.start_forgetting() {
+            Err(Fault::Harness(message)) => {
+                session.discard();
+                return Err(StartError::Harness(message));
+            }
+            Err(Fault::Dirty(dirty)) => {
+                session.discard();
+                return Err(StartError::Dirty(dirty));
+            }
+            // A backend that broke says how on its first call.
+            Ok(()) | Err(Fault::Backend(_) | Fault::GaveUp { .. }) => {}
         }
         // Where that user's memories lie is the backend's choice: a seed is told by calls.
         let notes = match seed {
@@ -50,6 +58,10 @@ pub fn clean_session(
         Err(Fault::Harness(message)) => {
             session.discard();
             return Err(StartError::Harness(message));
+        }
+        Ok(Reset::Dirty(dirty)) | Err(Fault::Dirty(dirty)) => {
+            session.discard();
+            return Err(StartError::Dirty(dirty));
         }
         Ok(Reset::Clean | Reset::Refused(_)) | Err(Fault::Backend(_) | Fault::GaveUp { .. }) => {}
     }
@@ -101,6 +113,9 @@ pub enum StartError {
         "the backend, told to forget its memories before the first call, tampered with its sandbox: {0}"
     )]
     Tampered(String),
+    /// The backend's store held memories where it should have been empty.
+    #[error(transparent)]
+    Dirty(crate::exec::Dirty),
     /// The harness could not run the backend.
     #[error("the harness could not run the backend: {0}")]
     Harness(String),
