@@ -84,14 +84,16 @@ class StartupError extends Error {}
 // --- arguments ---------------------------------------------------------------------------------
 function parseArgs(argv) {
   const usage =
-    'usage: node memspec-adapter.mjs TARGET (--base BASE | --memories MEMORIES) [--shape auto|input|tool_use] [--user USER]\n' +
+    'usage: node memspec-adapter.mjs TARGET (--base BASE | --memories MEMORIES) [--state STATE] [--shape auto|input|tool_use] [--user USER]\n' +
     '  TARGET: path/to/module.js[:exportName] | anthropic-local-fs\n' +
     '  --shape: what a handler function takes, the tool input or the whole tool_use block (default auto:\n' +
     '           from its first parameter; env MEMSPEC_SHAPE)\n' +
+    '  --state: the backend\'s own folder, for its database or store file, passed to the factory as { state }\n' +
+    '           (env MEMSPEC_STATE)\n' +
     '  --user: serve this user of a store shared by many users, passed to the factory as { user }\n' +
     '          (env MEMSPEC_USER; memspec check --per-user starts one process per user)\n' +
     "  example: memspec check --backend 'node adapters/node/memspec-adapter.mjs ./my-memory.mjs:handlers --base {base}'";
-  const args = { target: undefined, base: undefined, memories: undefined, shape: undefined, user: undefined };
+  const args = { target: undefined, base: undefined, memories: undefined, state: undefined, shape: undefined, user: undefined };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const eq = a.indexOf('=');
@@ -99,7 +101,7 @@ function parseArgs(argv) {
     if (flag === '--help' || flag === '-h') {
       process.stderr.write(usage + '\n');
       process.exit(0);
-    } else if (flag === '--base' || flag === '--memories' || flag === '--shape' || flag === '--user') {
+    } else if (['--base', '--memories', '--state', '--shape', '--user'].includes(flag)) {
       const value = inline ?? argv[++i];
       if (value === undefined) throw new StartupError(`${flag} needs a value\n${usage}`);
       args[flag.slice(2)] = value;
@@ -120,6 +122,7 @@ function parseArgs(argv) {
   if (!base && !memories) throw new StartupError('give --base (or --memories), or set MEMSPEC_BASE / MEMSPEC_MEMORIES');
   if (base && !memories) memories = path.join(base, 'memories');
   if (memories && !base) base = path.dirname(path.resolve(memories));
+  const state = args.state || process.env.MEMSPEC_STATE || undefined;
   const shape = args.shape || process.env.MEMSPEC_SHAPE || 'auto';
   if (shape !== 'auto' && !SHAPES.includes(shape)) {
     throw new StartupError(`${args.shape ? '--shape' : 'MEMSPEC_SHAPE'} ${JSON.stringify(shape)}: expected auto, input or tool_use`);
@@ -130,6 +133,7 @@ function parseArgs(argv) {
     memories: path.resolve(memories),
     shape: shape === 'auto' ? undefined : shape,
     user: args.user ?? process.env.MEMSPEC_USER ?? undefined,
+    state: state ? path.resolve(state) : undefined,
   };
 }
 
@@ -252,7 +256,7 @@ const TOOL_USE_PARAMS = ['toolUse', 'tool_use', 'toolUseBlock', 'tool_use_block'
 const INPUT_PARAMS = ['input', 'toolInput', 'tool_input', 'args', 'params', 'command', 'cmd', 'request', 'req'];
 const INPUT_KEYS = ['command', 'path', 'old_path', 'new_path', 'file_text', 'old_str', 'new_str', 'insert_line', 'insert_text', 'view_range'];
 const TOOL_USE_KEYS = ['id', 'input'];
-const FACTORY_KEYS = ['base', 'memories'];
+const FACTORY_KEYS = ['base', 'memories', 'state'];
 // The keys of a factory's argument that name the user of a store shared by many users.
 const USER_KEYS = ['user', 'userId'];
 
@@ -420,6 +424,7 @@ async function loadTarget(target, paths) {
   // A handler function reads its folder where it likes; these name the one memspec gave.
   process.env.MEMSPEC_BASE = paths.base;
   process.env.MEMSPEC_MEMORIES = paths.memories;
+  if (paths.state !== undefined) process.env.MEMSPEC_STATE = paths.state;
   if (target === 'anthropic-local-fs') {
     if (paths.user !== undefined) {
       throw new StartupError('anthropic-local-fs serves one folder and takes no user; it cannot be run with --per-user');
@@ -442,6 +447,7 @@ async function loadTarget(target, paths) {
   const sdk = await loadSdk(abs);
   const name = exportName ?? 'default';
   let imports = 0;
+  let namespace;
   // The export, from a fresh instance of the module after the first time (a reset).
   const loadExport = async () => {
     let url = pathToFileURL(abs).href;
@@ -450,6 +456,7 @@ async function loadTarget(target, paths) {
       url += `?memspec-reset=${imports}`;
     }
     const ns = await import(url);
+    namespace = ns;
     // A CommonJS module's exports may only be reachable through `default`.
     let value = name in ns ? ns[name] : ns.default?.[name];
     if (value === undefined && !exportName && ns.default === undefined) {
@@ -463,6 +470,13 @@ async function loadTarget(target, paths) {
   };
   const value = await loadExport();
   const display = `${file}:${name}`;
+  // A handler's own reset: a `reset` function on the handler (or on what a factory built), else
+  // one exported beside it.
+  const moduleReset = () => {
+    const hook = namespace?.reset ?? namespace?.default?.reset;
+    return typeof hook === 'function' && hook !== value && !isClass(hook) ? hook : undefined;
+  };
+  const resetOf = (fn) => (typeof fn?.reset === 'function' ? fn.reset.bind(fn) : moduleReset());
 
   // Turn whatever the export is into a runnable tool, the way the SDK would run it.
   const toRunnable = (v) => {
@@ -506,12 +520,24 @@ async function loadTarget(target, paths) {
     if (role !== 'factory') {
       // A ready-made handler function: on reset its module is loaded afresh, so that state it
       // keeps at module level starts empty.
-      const reload = async () => handlerTool(await loadExport(), role);
-      return { sdk, display, tool: handlerTool(value, role), build: undefined, reload, filesystemOnly: false };
+      let current = value;
+      const reload = async () => {
+        current = await loadExport();
+        return handlerTool(current, role);
+      };
+      const resetHook = () => resetOf(current);
+      return { sdk, display, tool: handlerTool(value, role), build: undefined, reload, resetHook, filesystemOnly: false };
     }
-    const made = { base: paths.base, memories: paths.memories };
+    const made = { base: paths.base, memories: paths.memories, state: paths.state };
     if (paths.user !== undefined) Object.assign(made, { user: paths.user, userId: paths.user });
-    build = async () => toRunnable(await value(made));
+    let built;
+    build = async () => {
+      built = await value(made);
+      return toRunnable(built);
+    };
+    const resetHook = () =>
+      typeof built?.reset === 'function' ? built.reset.bind(built) : typeof built === 'function' ? moduleReset() : undefined;
+    return { sdk, display, build, resetHook, filesystemOnly: false };
   } else {
     throw new StartupError(`${display} is a ${typeof value}, not a tool, handlers object, handler function, class or factory`);
   }
@@ -535,6 +561,16 @@ function normaliseToolErrors(tool, ToolError) {
 }
 
 // --- reset -------------------------------------------------------------------------------------
+// Whether the backend has put anything in its state folder.
+function keepsState(state) {
+  if (!state) return false;
+  try {
+    return fs.readdirSync(state).length > 0;
+  } catch {
+    return false;
+  }
+}
+
 async function wipeFolderContents(folder) {
   let st;
   try {
@@ -621,6 +657,20 @@ async function main() {
         // Started as one user of a shared store, the folder is every user's: only the
         // backend's own state (its rebuild) is this user's to forget.
         if (paths.user === undefined) await wipeFolderContents(paths.memories);
+        const hook = loaded.resetHook?.();
+        if (hook) {
+          await hook({ base: paths.base, memories: paths.memories, state: paths.state, user: paths.user, userId: paths.user });
+          return { id, ok: true };
+        }
+        if ((loaded.reload || (loaded.build && !loaded.filesystemOnly)) && keepsState(paths.state)) {
+          // A store in the state folder outlives a rebuilt tool or a reloaded module.
+          const why =
+            `${display} keeps files in its state folder (${paths.state}) and has no reset() hook, so rebuilding it would ` +
+            'not empty its store; memspec starts a new process on a new, empty state folder for each case instead ' +
+            '(give the handler a reset() to reuse one process)';
+          log(`reset: ${why}`);
+          return { id, ok: false, error: why };
+        }
         if (loaded.build && !loaded.filesystemOnly) {
           tool = normaliseToolErrors(await loaded.build(), sdk.ToolError); // fresh in-memory state
         } else if (loaded.reload) {

@@ -30,8 +30,21 @@ handler function, sync or async, in one of two shapes:
                "tool_use_id", "content", "is_error"}
 
 (see handler_shape for how the shape is found), or a factory (taking ``base``/``base_path``/
-``memories``) returning such a function. Whatever a handler raises is mapped as the runner maps
-what a tool raises.
+``memories``/``state``/``state_dir``, and ``user``/``user_id`` with --user) returning such a
+function. A handler needs no SDK to answer an error: a returned ``{"content": ..., "is_error":
+true}`` is one in its own words; so is an exception of a class named ``ToolError`` with a
+``content`` attribute (the SDK's, or a stand-in of your own); any other exception is an error
+too, its text ``repr(exc)``, as the SDK's runner makes it.
+
+State and reset. ``state`` (``--state``, env MEMSPEC_STATE, which memspec sets) is the backend's
+own folder, outside the sandbox, for its database or store file; memspec makes a new, empty one
+for every process it cannot reset. On ``reset`` the adapter empties ``memories`` (unless it
+serves one user of a shared store), then: calls the handler's reset hook when there is one (a
+callable ``reset`` attribute on the handler function, or a function ``reset`` in its module,
+given the paths and user it names); calls a tool's ``clear_all_memory()``; or builds the tool
+again (a factory) or loads the handler's module afresh, unless the backend keeps files in
+``state``, which no rebuild empties: then it answers no, and memspec starts a new process on a
+new state folder for each case.
 
 Standard library only: the target imports ``anthropic`` itself; this file imports it lazily, and
 works (with faithful copies of the runner's helpers) when it is absent.
@@ -63,7 +76,7 @@ BUILTINS = {
 }
 
 # Keyword arguments a class or factory may ask for, by name.
-FACTORY_KWARGS = ("base", "base_path", "memories")
+FACTORY_KWARGS = ("base", "base_path", "memories", "state", "state_dir")
 # The keyword arguments that name the user of a store shared by many users (`--user`, or
 # MEMSPEC_USER: `memspec check --per-user` starts one process per user).
 USER_KWARGS = ("user", "user_id")
@@ -558,11 +571,18 @@ class Backend:
     """The tool, how to (re)build it, and how to call it."""
 
     def __init__(
-        self, target: str, base: str, memories: str, shape: Optional[str] = None, user: Optional[str] = None
+        self,
+        target: str,
+        base: str,
+        memories: str,
+        shape: Optional[str] = None,
+        user: Optional[str] = None,
+        state: Optional[str] = None,
     ) -> None:
         self.target = target
         self.base = base
         self.memories = memories
+        self.state = state  # the backend's own folder ({state}, MEMSPEC_STATE), or None outside memspec
         self.user = user  # the user served, in a store shared by many users
         self.shape = shape  # forced handler shape (--shape / MEMSPEC_SHAPE), or None to detect it
         self.loop = asyncio.new_event_loop()  # one persistent loop for every async call
@@ -602,13 +622,51 @@ class Backend:
         )
 
     def _build(self) -> Any:
-        paths = {"base": self.base, "base_path": self.base, "memories": self.memories}
-        tool = self.factory(**_factory_kwargs(self.factory, paths, self.user))
+        tool = self.factory(**_factory_kwargs(self.factory, self._paths(), self.user))
         if inspect.isawaitable(tool):  # async factory
             tool = self.loop.run_until_complete(_await(tool))
         if not _is_tool_instance(tool) and callable(tool) and not inspect.isclass(tool):
             tool = FunctionTool(tool, handler_shape(tool, self.shape))  # a factory of a handler function
         return tool
+
+    def _paths(self) -> dict[str, str]:
+        state = self.state or ""
+        return {"base": self.base, "base_path": self.base, "memories": self.memories, "state": state, "state_dir": state}
+
+    def _reset_hook(self) -> Optional[Callable[..., Any]]:
+        """A handler function's own reset: a callable `reset` attribute on the function (or on
+        what a factory built), else a function named `reset` in the handler's (or factory's)
+        module. Tools have clear_all_memory() instead."""
+        if not isinstance(self.tool, FunctionTool):
+            return None
+        hook = getattr(self.tool.fn, "reset", None)
+        if callable(hook):
+            return hook
+        module = inspect.getmodule(self.factory if self.factory is not None else self.tool.fn)
+        hook = getattr(module, "reset", None) if module is not None else None
+        return hook if callable(hook) and not inspect.isclass(hook) else None
+
+    def _keeps_state(self) -> bool:
+        """Whether the backend has put anything in its state folder: a store there outlives a
+        rebuilt handler or a reloaded module, so only a reset hook (or a new process) empties it."""
+        if not self.state:
+            return False
+        try:
+            with os.scandir(self.state) as it:
+                return any(True for _ in it)
+        except OSError:
+            return False
+
+    def _call_hook(self, hook: Callable[..., Any]) -> None:
+        try:
+            params = inspect.signature(hook).parameters
+        except (TypeError, ValueError):
+            params = {}
+        known = dict(self._paths(), user=self.user, user_id=self.user)
+        kwargs = {name: known[name] for name in params if name in known and known[name] is not None}
+        result = hook(**kwargs)
+        if inspect.isawaitable(result):
+            self.loop.run_until_complete(_await(result))
 
     @property
     def shape_name(self) -> str:
@@ -640,6 +698,18 @@ class Backend:
         if self.user is None:
             wipe_folder_contents(self.memories)
         if isinstance(self.tool, FunctionTool):
+            hook = self._reset_hook()
+            if hook is not None:
+                self._call_hook(hook)
+                return None
+            if self._keeps_state():
+                why = (
+                    f"{self.display} keeps files in its state folder ({self.state}) and has no reset() hook, so "
+                    "rebuilding it would not empty its store; memspec starts a new process on a new, empty "
+                    "state folder for each case instead (give the handler a reset() to reuse one process)"
+                )
+                log(f"reset: {why}")
+                return why
             if self.factory is not None:
                 self.tool = self._build()
             else:
@@ -662,6 +732,14 @@ class Backend:
                 cleared = True
             except NotImplementedError:  # the SDK base class's default
                 pass
+        if not cleared and self.factory is not None and self._keeps_state():
+            why = (
+                f"{self.display} keeps files in its state folder ({self.state}) and has no clear_all_memory(), "
+                "so rebuilding it would not empty its store; memspec starts a new process on a new, empty state "
+                "folder for each case instead (implement clear_all_memory() to reuse one process)"
+            )
+            log(f"reset: {why}")
+            return why
         if not cleared and self.factory is not None:
             self.tool = self._build()  # fresh state for a backend that keeps it in memory
         elif not cleared:
@@ -854,6 +932,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--base", help="folder whose memories/ is /memories (env MEMSPEC_BASE)")
     p.add_argument("--memories", help="the folder /memories maps to (env MEMSPEC_MEMORIES)")
     p.add_argument(
+        "--state",
+        help="the backend's own folder, for its database or store file (env MEMSPEC_STATE): passed to a "
+        "factory as its `state` (or `state_dir`) argument",
+    )
+    p.add_argument(
         "--user",
         help="serve this user of a store shared by many users: passed to the class or factory as its `user` "
         "(or `user_id`) argument (env MEMSPEC_USER; memspec check --per-user starts one process per user)",
@@ -905,7 +988,11 @@ def main(argv: Optional[list[str]] = None) -> int:
         # A handler function reads its folder where it likes; these name the one memspec gave.
         os.environ["MEMSPEC_BASE"], os.environ["MEMSPEC_MEMORIES"] = base, memories
         user = args.user if args.user is not None else os.environ.get("MEMSPEC_USER")
-        backend = Backend(args.target, base, memories, shape, user)
+        state = args.state or os.environ.get("MEMSPEC_STATE") or None
+        if state:
+            state = os.path.abspath(state)
+            os.environ["MEMSPEC_STATE"] = state
+        backend = Backend(args.target, base, memories, shape, user, state)
     except StartupError as exc:
         log(f"cannot start: {exc}")
         return 2
