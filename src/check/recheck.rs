@@ -83,7 +83,7 @@ pub(super) fn recheck(
             )
         };
         notes.push(format!(
-            "{how_many} neither fail nor break when run alone, one at a time (-j 1): {}; the workers' backend processes may share one store (a fixed database file), one worker's `reset` wiping another's case: give each worker a store of its own, named after MEMSPEC_WORKER (README, Backend protocol v1); the verdict stays the -j {workers} run's",
+            "{how_many} neither fail nor break when run alone, one at a time (-j 1): {}; the workers' backend processes may share one store kept outside {{state}} (a fixed database file or server), one worker's `reset` wiping another's case: keep the store in {{state}} (MEMSPEC_STATE, one per sandbox), or name one per worker after MEMSPEC_WORKER (docs/reference/protocol.md); if the store is in {{state}} already, the failures depend on timing or order; the verdict stays the -j {workers} run's",
             ids(&other)
         ));
     }

@@ -11,7 +11,7 @@
 
 use serde_json::json;
 
-use super::{Fault, Session};
+use super::{Broke, Fault, Sandbox, Session};
 use crate::reference::messages::printable;
 
 /// Leftover paths a [`Dirty`] store's message names; the rest are counted.
@@ -57,10 +57,10 @@ impl Dirty {
             .unwrap_or_default();
         match self.moment {
             Moment::Reset => format!(
-                "after `reset` answered ok, `view /memories`{whose} still listed {paths}: the backend's reset does not empty its store, so no case can be judged on it. Make `reset` forget every memory, or answer it with ok:false and keep the store in {{state}} (MEMSPEC_STATE), which memspec makes new for each process it cannot reset (docs/guide/checking.md, \"Where your store lives\")"
+                "after `reset` answered ok, `view /memories`{whose} still listed {paths}: the backend's reset does not empty its store, so no case can be judged on it. Make `reset` forget every memory, or answer it with ok:false and keep the store in {{state}} (MEMSPEC_STATE), which memspec makes new for each process it cannot reset (docs/guide/checking.md, \"Your store\")"
             ),
             Moment::FreshStart => format!(
-                "memspec started the backend on a new sandbox and a new, empty {{state}}, and `view /memories`{whose} already listed {paths}: its store lives where memspec does not empty it, so no case can be judged on it. Keep the store in {{state}} (MEMSPEC_STATE), or give the backend a `reset` that empties it (docs/guide/checking.md, \"Where your store lives\")"
+                "started on a new sandbox and a new, empty {{state}}, the backend's `view /memories`{whose} already listed {paths}: its store lives where memspec does not empty it, so no case can be judged on it. Keep the store in {{state}} (MEMSPEC_STATE), or give the backend a `reset` that empties it (docs/guide/checking.md, \"Your store\")"
             ),
         }
     }
@@ -75,14 +75,33 @@ pub enum Look {
     Dirty(Dirty),
     /// The look proved nothing (the backend broke on it, or the run is stopping): why.
     Unseen(String),
+    /// The backend changed the sandbox outside `memories/` (or its structure) while it was
+    /// looked at, before any case watched it: what it did, as tampering is reported.
+    Tampered(Vec<String>),
 }
 
 impl Session {
     /// Looks at `/memories` once (see the module's comment), as the user this session serves.
     /// A backend that breaks on the look is started again by the next call, as after any break.
+    /// The look is watched as a case is: it is the first call a new process gets, and what a
+    /// backend does then, before any case's watch begins, would otherwise go unseen.
     pub fn look_for_leftovers(&mut self, moment: Moment) -> Look {
+        let before = self.sandbox().outside();
         let view = json!({"command": "view", "path": "/memories"});
-        let answer = match self.call(&view) {
+        let answered = self.call(&view);
+        let mut found = self.sandbox().audit();
+        if let Some(changes) = Sandbox::describe_changes(&before, &self.sandbox().outside()) {
+            found.push(format!("outside memories/: {changes}"));
+        }
+        if !found.is_empty() {
+            return Look::Tampered(
+                found
+                    .into_iter()
+                    .map(|what| format!("while memspec viewed /memories before the case: {what}"))
+                    .collect(),
+            );
+        }
+        let answer = match answered {
             Ok(answer) => answer,
             Err(fault) => return Look::Unseen(fault.to_string()),
         };
@@ -103,11 +122,16 @@ impl Session {
         })
     }
 
-    /// [`Session::look_for_leftovers`] as a step of a start: leftovers are
-    /// [`Fault::Dirty`], anything else goes on.
+    /// [`Session::look_for_leftovers`] as a step of a start that has no place for tampering:
+    /// leftovers are [`Fault::Dirty`], tampering a broken backend.
     pub fn expect_empty(&mut self, moment: Moment) -> Result<(), Fault> {
         match self.look_for_leftovers(moment) {
             Look::Dirty(dirty) => Err(Fault::Dirty(dirty)),
+            Look::Tampered(found) => Err(Fault::Backend(Broke {
+                reason: found.join("; "),
+                stderr: None,
+                timed_out: false,
+            })),
             Look::Empty | Look::Unseen(_) => Ok(()),
         }
     }

@@ -391,10 +391,12 @@ impl Session {
         if !found.is_empty() {
             return Reset::Tampered(found);
         }
+        let look = self.look_for_leftovers(Moment::Reset);
         self.outside = self.sandbox.outside();
         self.reported.clear();
-        match self.look_for_leftovers(Moment::Reset) {
+        match look {
             Look::Dirty(dirty) => Reset::Dirty(dirty),
+            Look::Tampered(found) => Reset::Tampered(found),
             Look::Empty | Look::Unseen(_) => Reset::Clean,
         }
     }
@@ -409,10 +411,18 @@ impl Session {
         self.running()?;
         match self.reset() {
             Reset::Dirty(dirty) => Err(Fault::Dirty(dirty)),
+            // On the folder the disk is the store, new and memspec's.
+            refused @ Reset::Refused(_) if self.sandbox_is_store() => {
+                self.stop();
+                Ok(refused)
+            }
             refused @ Reset::Refused(_) => {
                 self.stop();
-                self.expect_empty(Moment::FreshStart)?;
-                Ok(refused)
+                match self.look_for_leftovers(Moment::FreshStart) {
+                    Look::Dirty(dirty) => Err(Fault::Dirty(dirty)),
+                    Look::Tampered(found) => Ok(Reset::Tampered(found)),
+                    Look::Empty | Look::Unseen(_) => Ok(refused),
+                }
             }
             reset => Ok(reset),
         }
@@ -428,13 +438,16 @@ impl Session {
         let call = self.timeouts.call;
         let backend = self.running()?;
         backend.set_call_timeout(call);
-        let moment = if matches!(backend.reset(), Ok(true)) {
-            Moment::Reset
+        if matches!(backend.reset(), Ok(true)) {
+            self.expect_empty(Moment::Reset)
         } else {
             self.stop();
-            Moment::FreshStart
-        };
-        self.expect_empty(moment)
+            // On the folder the disk is the store, new and memspec's.
+            if self.sandbox_is_store() {
+                return Ok(());
+            }
+            self.expect_empty(Moment::FreshStart)
+        }
     }
 
     /// Starts the backend and sees it answer (a `hello` control, within the start-up allowance).

@@ -8,7 +8,7 @@ use super::calls::{Budget, observe, run_calls};
 use super::{Reuse, RunError, RunOptions, Starts};
 use crate::backend::{BackendSpec, Timeouts};
 use crate::exec::plant::{Fixture, FixtureKind};
-use crate::exec::{Broke, Fault, FixtureError, Moment, Reset, Session};
+use crate::exec::{Broke, Fault, FixtureError, Look, Moment, Reset, Session};
 use crate::judge::grade::{CaseResult, Outcome};
 use crate::judge::{self, CaseCall, CaseLedger, Next, Observation};
 use crate::suite::case::SetupCall;
@@ -197,12 +197,22 @@ fn open_session(
         }
     }
     // A process that cannot reset works on the new sandbox and `{state}` it was started on:
-    // a store that is not empty there lives where memspec does not empty it.
-    if let Err(fault) = fresh.expect_empty(Moment::FreshStart) {
-        fresh.discard();
-        return Err(Prepare::Fault(fault));
+    // a store that is not empty there lives where memspec does not empty it. On the folder
+    // the disk is the store, new and memspec's: nothing there is left from another case.
+    if backend_spec.runs_on_folder() {
+        return Ok(fresh);
     }
-    Ok(fresh)
+    match fresh.look_for_leftovers(Moment::FreshStart) {
+        Look::Empty | Look::Unseen(_) => Ok(fresh),
+        Look::Dirty(dirty) => {
+            fresh.discard();
+            Err(Prepare::Fault(Fault::Dirty(dirty)))
+        }
+        Look::Tampered(found) => {
+            fresh.discard();
+            Err(Prepare::Tampered(found))
+        }
+    }
 }
 
 /// Runs the case; `Err` is a broken backend or harness.

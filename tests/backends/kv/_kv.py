@@ -21,6 +21,8 @@ exists exactly when its marker does.
   `BEGIN IMMEDIATE` transaction, so several processes on one store lose no update and never
   both create one path. The file is left behind on exit (other processes may still use it);
   `reset` empties it (and, with auto_vacuum, shrinks it to a few KiB).
+- `--file PATH`: `--shared`, with the SQLite file at exactly PATH (`--file {state}/kv.sqlite`:
+  the backend's own folder, new with every sandbox).
 - `--shared --user USER`: one user of that shared file, each user's keys behind a namespace of
   their own (`UserStore`); `reset` empties that user's keys only. Run as
   `correct.py --shared --user {user} {memories}` for the users lane.
@@ -296,10 +298,10 @@ class SqliteStore:
 
     name = "sqlite"
 
-    def __init__(self, memories):
+    def __init__(self, memories, file=None):
         folder = os.environ.get("MEMSPEC_KV_DIR") or tempfile.gettempdir()
         digest = hashlib.sha256(os.path.abspath(memories).encode("utf-8", "surrogateescape"))
-        self.file = os.path.join(folder, f"memspec-kv-{digest.hexdigest()[:16]}.sqlite")
+        self.file = file or os.path.join(folder, f"memspec-kv-{digest.hexdigest()[:16]}.sqlite")
         self.db = sqlite3.connect(self.file, timeout=60, isolation_level=None)
         self.db.execute("PRAGMA busy_timeout = 60000")
         self.db.execute("PRAGMA auto_vacuum = FULL")  # a reset gives the space back
@@ -400,7 +402,8 @@ class KVMemory:
         self.revision = revision
 
     def reset(self):
-        """Forget every memory (and whatever a subclass keeps beside the store)."""
+        """Forget every memory (and whatever a subclass keeps beside the store); a subclass
+        that cannot returns why, and `reset` is answered no."""
         self.store.wipe()
 
     # ---- keys and the store (the overridable layer)
@@ -891,11 +894,16 @@ def main(cls, name, argv=None, users=UserStore):
     """Parse the command line, then serve protocol v1 on stdin/stdout with cls; with
     `--user USER`, as that user of the shared store, through `users` (a `UserStore`)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    shared, revision, folder, user = False, "ga-2026", None, None
+    shared, revision, folder, user, file = False, "ga-2026", None, None, None
     while args:
         a = args.pop(0)
         if a == "--shared":
             shared = True
+        elif a == "--file" and args:
+            # The SQLite file at exactly this path (in {state}, say), not one named after
+            # {memories} in $MEMSPEC_KV_DIR.
+            shared, file = True, args.pop(0)
+            folder = folder or file
         elif a == "--revision" and args:
             revision = args.pop(0)
         elif a.startswith("--revision="):
@@ -911,7 +919,7 @@ def main(cls, name, argv=None, users=UserStore):
     if user is not None and not (shared and user):
         sys.stderr.write(f"{name}.py: --user needs --shared and a non-empty id\n")
         return 2
-    store = SqliteStore(folder) if shared else DictStore()
+    store = SqliteStore(folder, file) if shared else DictStore()
     if user is not None:
         store = users(store, user)
     memory = cls(store, revision)
@@ -936,8 +944,8 @@ def main(cls, name, argv=None, users=UserStore):
         if "control" in req:
             c = req["control"]
             if c == "reset":
-                memory.reset()
-                reply = {"id": rid, "ok": True}
+                why = memory.reset()  # a reason when it cannot
+                reply = {"id": rid, "ok": True} if why is None else {"id": rid, "ok": False, "error": why}
             elif c == "hello":
                 reply = {"id": rid, "ok": True, "protocol": 1,
                          "backend": f"memspec-kv-{name}-{store.name}"}

@@ -18,6 +18,7 @@ mod outputs;
 mod races;
 mod reports;
 mod restart;
+mod store;
 mod traps;
 mod users;
 
