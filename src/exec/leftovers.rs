@@ -42,6 +42,9 @@ pub struct Dirty {
     pub listed: Vec<String>,
     /// Further paths it listed.
     pub more: usize,
+    /// How many workers ran processes of the backend at the time (1 when not known): with
+    /// more, the memories may be another worker's, on a store the workers share.
+    pub workers: usize,
 }
 
 impl Dirty {
@@ -55,6 +58,20 @@ impl Dirty {
             .as_deref()
             .map(|user| format!(" (user {:?})", printable(user)))
             .unwrap_or_default();
+        if self.workers > 1 {
+            let when = match self.moment {
+                Moment::Reset => "after `reset` answered ok",
+                Moment::FreshStart => "on a new sandbox and a new, empty {state}",
+            };
+            return format!(
+                "{when}, `view /memories`{whose} listed {paths}: no case can be judged on a store that is not empty. Either the backend does not empty its store ({}), or the {} workers' processes share one store (a fixed database file, a server) and another worker's case wrote them: keep the store in {{state}} (MEMSPEC_STATE, one per sandbox) or name one per MEMSPEC_WORKER. A run with -j 1 tells which (docs/guide/checking.md, \"Your store\")",
+                match self.moment {
+                    Moment::Reset => "its reset leaves memories behind",
+                    Moment::FreshStart => "it lives where memspec does not empty it",
+                },
+                self.workers
+            );
+        }
         match self.moment {
             Moment::Reset => format!(
                 "after `reset` answered ok, `view /memories`{whose} still listed {paths}: the backend's reset does not empty its store, so no case can be judged on it. Make `reset` forget every memory, or answer it with ok:false and keep the store in {{state}} (MEMSPEC_STATE), which memspec makes new for each process it cannot reset (docs/guide/checking.md, \"Your store\")"
@@ -119,6 +136,7 @@ impl Session {
             user: self.user().map(str::to_string),
             listed: listed.into_iter().take(SHOWN).collect(),
             more,
+            workers: 1,
         })
     }
 
@@ -220,9 +238,24 @@ mod tests {
             user: None,
             listed: vec!["/memories/a.md".to_string()],
             more: 3,
+            workers: 1,
         };
         let message = dirty.to_string();
         assert!(message.starts_with("after `reset` answered ok, `view /memories` still listed /memories/a.md and 3 more: the backend's reset does not empty its store"), "{message}");
         assert!(message.contains("{state}"), "{message}");
+        // On several workers the memories may be another worker's: no blame without -j 1.
+        let shared = Dirty {
+            workers: 4,
+            ..dirty
+        }
+        .to_string();
+        assert!(
+            shared.contains("or the 4 workers' processes share one store"),
+            "{shared}"
+        );
+        assert!(
+            !shared.contains("the backend's reset does not empty"),
+            "{shared}"
+        );
     }
 }

@@ -285,8 +285,14 @@ pub fn fuzz(
                     } else {
                         sequence_once(&run, index, &mut kept)
                     };
-                    if let Err(error) = result {
-                        run.fail(error);
+                    match result {
+                        // With several workers the memories may be another worker's.
+                        Err(FuzzError::Dirty(mut dirty)) => {
+                            dirty.workers = jobs;
+                            run.fail(FuzzError::Dirty(dirty));
+                        }
+                        Err(error) => run.fail(error),
+                        Ok(_) => {}
                     }
                 }
                 if let Some(session) = kept {

@@ -8,7 +8,9 @@ case), so one database serves many users with nothing crossing; a store of one u
 ``../kv_memory.py``; this file only maps its four storage methods onto SQL. Each write is one
 transaction, so a rename or a recursive delete is all or nothing.
 
-The database lives outside the memories folder: ``$MEMORY_SQLITE_PATH`` if set, else
+The database lives outside the memories folder: ``$MEMORY_SQLITE_PATH`` if set; else, run by
+memspec, ``memories.db`` in the backend's own folder ``$MEMSPEC_STATE`` (``{state}``: one per
+sandbox, new with each, never watched for escapes); else
 ``<temp dir>/memspec-sqlite-memory-<worker>.db``. ``{worker}`` in the variable becomes memspec's
 ``MEMSPEC_WORKER``, so ``memspec check -j 4`` gives each worker its own database.
 
@@ -42,6 +44,9 @@ def database_path() -> str:
     configured = os.environ.get("MEMORY_SQLITE_PATH")
     if configured:
         return configured.replace("{worker}", worker)
+    state = os.environ.get("MEMSPEC_STATE")
+    if state:
+        return os.path.join(state, "memories.db")
     return os.path.join(tempfile.gettempdir(), f"memspec-sqlite-memory-{worker}.db")
 
 

@@ -82,7 +82,10 @@ pub fn run_case_in(
                 message,
             });
         }
-        Err(Fault::Dirty(dirty)) => return Err(RunError::Dirty(dirty)),
+        Err(Fault::Dirty(mut dirty)) => {
+            dirty.workers = options.jobs;
+            return Err(RunError::Dirty(dirty));
+        }
         _ => {}
     }
     let broke = ran.as_ref().err();

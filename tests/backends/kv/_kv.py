@@ -919,7 +919,11 @@ def main(cls, name, argv=None, users=UserStore):
     if user is not None and not (shared and user):
         sys.stderr.write(f"{name}.py: --user needs --shared and a non-empty id\n")
         return 2
-    store = SqliteStore(folder, file) if shared else DictStore()
+    if not shared:
+        store = DictStore()
+    else:
+        # Broken backends replace SqliteStore with a store of one argument.
+        store = SqliteStore(folder) if file is None else SqliteStore(folder, file)
     if user is not None:
         store = users(store, user)
     memory = cls(store, revision)

@@ -217,8 +217,11 @@ fn not_on_folder_names_the_rules_left_unchecked() {
 
 /// A backend that keeps one store for all its processes, whatever `MEMSPEC_WORKER` says, got
 /// false failures from `-j` (one worker's `reset` wiped another's case: 48 failures instead of
-/// 20 with `-j 1`) and no word of why. The failing cases are now run again alone, and the
-/// report notes those that pass then; the verdict stays the parallel run's.
+/// 20 with `-j 1`) and no word of why. Now either the look at `/memories` after a reset sees
+/// another worker's memories, and the run stops saying that the workers may share one store
+/// (never blaming the reset alone), or the failing cases are run again alone and the report
+/// notes those that pass then; the verdict stays the parallel run's. Which of the two comes
+/// first is the machine's timing; both name the cause.
 #[test]
 fn failures_that_pass_alone_are_noted_in_the_report() {
     let store = tempfile::tempdir().expect("a temporary folder");
@@ -237,40 +240,36 @@ fn failures_that_pass_alone_are_noted_in_the_report() {
                 .env("SHARED_STORE", store.path()),
         )
     };
-    let parallel = check("4", "json", &[]);
-    let failed = parallel
-        .outcomes()
-        .values()
-        .filter(|o| *o == "fail" || *o == "error")
-        .count();
-    assert!(
-        failed > 0,
-        "no false failure with -j 4\n{}",
-        parallel.describe()
-    );
-    // The verdict is the parallel run's: its failures are not hidden.
-    assert_eq!(parallel.code, 1, "{}", parallel.describe());
-    let notes = parallel.json()["report"]["notes"].to_string();
-    assert!(
-        notes
-            .contains("cases that failed or broke with -j 4 neither fail nor break when run alone")
-            && notes.contains("MEMSPEC_WORKER"),
-        "{}",
-        parallel.describe()
-    );
-    assert!(
-        parallel.stderr.contains("rechecking the cases"),
-        "{}",
-        parallel.describe()
-    );
-    // The human and Markdown reports say it too.
-    for format in ["human", "markdown"] {
-        let run = check("4", format, &[]);
+    // The sharing, said one of the two ways.
+    let says_shared = |run: &super::Run| {
+        if run.code == 3 {
+            assert!(
+                run.stderr
+                    .contains("or the 4 workers' processes share one store")
+                    && run.stderr.contains("MEMSPEC_WORKER")
+                    && run.stderr.contains("A run with -j 1 tells which")
+                    && !run.stderr.contains("the backend's reset does not empty"),
+                "{}",
+                run.describe()
+            );
+            return;
+        }
+        // The verdict is the parallel run's: its failures are not hidden.
+        assert_eq!(run.code, 1, "{}", run.describe());
         assert!(
-            run.stdout.contains("neither fail nor break when run alone"),
+            run.stdout.contains("neither fail nor break when run alone")
+                && run.stdout.contains("MEMSPEC_WORKER"),
             "{}",
             run.describe()
         );
+        assert!(
+            run.stderr.contains("rechecking the cases"),
+            "{}",
+            run.describe()
+        );
+    };
+    for format in ["json", "human", "markdown"] {
+        says_shared(&check("4", format, &[]));
     }
     // Alone, the backend passes: nothing to recheck, nothing said.
     let alone = check("1", "json", &[]);
@@ -280,10 +279,15 @@ fn failures_that_pass_alone_are_noted_in_the_report() {
         "{}",
         alone.describe()
     );
-    // --no-recheck: the parallel run as it is.
+    // --no-recheck: the parallel run as it is, never rechecked.
     let unchecked = check("4", "json", &["--no-recheck"]);
     assert!(
-        unchecked.json()["report"]["notes"].is_null() && !unchecked.stderr.contains("rechecking"),
+        unchecked.code == 3 || unchecked.json()["report"]["notes"].is_null(),
+        "{}",
+        unchecked.describe()
+    );
+    assert!(
+        !unchecked.stderr.contains("rechecking"),
         "{}",
         unchecked.describe()
     );

@@ -359,3 +359,33 @@ fn a_python_factory_takes_its_user_with_per_user() {
     assert_eq!(run.code, 2, "{}", run.describe());
     assert!(run.stderr.contains("naming {user}"), "{}", run.describe());
 }
+
+/// Outside the users lane a backend of many users runs as one default user, whichever shape
+/// takes the id (a `{user}` command, a `--per-user` factory), and gets its state folder.
+#[test]
+fn both_shapes_of_a_backend_of_many_users_run_as_one_default_user() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let log = dir.path().join("started.log");
+    let script = root().join("tests/backends/users/who_started.py");
+    let factory = format!("{}:make", script.display());
+    let command = format!("python3 {} {{user}}", script.display());
+    for args in [
+        vec!["--per-user", "--python", &factory],
+        vec!["--backend", &command],
+    ] {
+        let _ = std::fs::remove_file(&log);
+        let run = run_command(
+            memspec()
+                .env("WHO_STARTED_LOG", &log)
+                .args(["check", "--no-recheck", "--case", "create.new-file"])
+                .args(&args),
+        );
+        assert_eq!(run.code, 1, "{}", run.describe());
+        let started = std::fs::read_to_string(&log).unwrap_or_default();
+        assert!(!started.is_empty(), "{args:?}: {}", run.describe());
+        assert!(
+            started.lines().all(|line| line == "user=memspec state=yes"),
+            "{args:?}: {started}"
+        );
+    }
+}
