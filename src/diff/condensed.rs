@@ -3,7 +3,7 @@
 
 use similar::{DiffOp, TextDiff};
 
-use super::lines::op_lines;
+use super::lines::{as_diffed, op_lines};
 use super::{DiffLine, Glyphs};
 
 /// Unchanged lines kept around each change in a [`condensed`] diff.
@@ -39,6 +39,8 @@ pub fn condensed(
     glyphs: Glyphs,
     max_lines: Option<usize>,
 ) -> CondensedDiff {
+    let (expected, actual) = as_diffed(expected, actual);
+    let (expected, actual) = (expected.as_ref(), actual.as_ref());
     let diff = TextDiff::configure()
         .timeout(std::time::Duration::from_millis(500))
         .diff_lines(expected, actual);

@@ -1,6 +1,8 @@
 //! The line diff: each line of the expected and the actual text, with word-level emphasis
 //! inside changed lines and the mark of a missing final newline, drawn or raw.
 
+use std::borrow::Cow;
+
 use similar::{ChangeTag, DiffOp, TextDiff};
 
 use super::glyphs::Painter;
@@ -19,6 +21,8 @@ pub const NO_FINAL_NEWLINE: &str = "∅ no newline at end";
 /// emphasized [`NO_FINAL_NEWLINE`] run on the line that lacks it, not a line of its own, so that
 /// line numbers stay true.
 pub fn diff_with(expected: &str, actual: &str, glyphs: Glyphs) -> Vec<DiffLine> {
+    let (expected, actual) = as_diffed(expected, actual);
+    let (expected, actual) = (expected.as_ref(), actual.as_ref());
     let diff = TextDiff::configure()
         .timeout(std::time::Duration::from_millis(500))
         .diff_lines(expected, actual);
@@ -27,6 +31,25 @@ pub fn diff_with(expected: &str, actual: &str, glyphs: Glyphs) -> Vec<DiffLine> 
         .iter()
         .flat_map(|op| op_lines(&diff, op, glyphs, newline_differs))
         .collect()
+}
+
+/// The two texts as they are line-diffed: when neither ends with a newline, each non-empty one
+/// with a newline added. A line diff takes a last line without its newline for another line
+/// than the same text followed by one, so `a⏎b` against `a⏎b⏎c` would show `b` removed (marked
+/// [`NO_FINAL_NEWLINE`]) and added again, though both texts lack the final newline alike and
+/// only `c` is new. The line count stays the same, so line numbers stay true.
+pub(super) fn as_diffed<'a>(expected: &'a str, actual: &'a str) -> (Cow<'a, str>, Cow<'a, str>) {
+    if expected.ends_with('\n') || actual.ends_with('\n') {
+        return (Cow::Borrowed(expected), Cow::Borrowed(actual));
+    }
+    let terminated = |text: &'a str| {
+        if text.is_empty() {
+            Cow::Borrowed(text)
+        } else {
+            Cow::Owned(format!("{text}\n"))
+        }
+    };
+    (terminated(expected), terminated(actual))
 }
 
 /// The lines of one diff operation, whitespace drawn as `glyphs` says.

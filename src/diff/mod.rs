@@ -142,12 +142,29 @@ mod tests {
 
     #[test]
     fn a_line_differing_only_by_its_newline_is_marked() {
-        let lines = diff_with("a\nb", "a\nb\nc", glyphs());
+        let lines = diff_with("a\nb", "a\nb\nc\n", glyphs());
         let texts: Vec<String> = lines.iter().map(DiffLine::text).collect();
         assert_eq!(
             texts,
             ["a", format!("b {NO_FINAL_NEWLINE}").as_str(), "b", "c"]
         );
+    }
+
+    /// Neither text ends with a newline: a line followed by an added one is the same line, and
+    /// nothing is marked. It used to read `- b[- ∅ no newline at end-]`, `+ b`, `+ c`: the mark
+    /// claimed a newline the actual text lacks as much, on a line that did not change.
+    #[test]
+    fn a_final_newline_both_texts_lack_marks_nothing() {
+        let out = render_unified("a\nb", "a\nb\nc");
+        assert_eq!(out, "  a\n  b\n+ c\n");
+        let (condensed, _) = render_condensed("a\nb", "a\nb\nc", Glyphs::PLAIN, Some(40));
+        assert_eq!(condensed, "  a\n  b\n+ c\n");
+        // The other way round, and with a changed line before the end.
+        assert_eq!(render_unified("x\nb\nc", "y\nb"), "- x\n+ y\n  b\n- c\n");
+        // Where only one text lacks it, the mark stays, on that text's side.
+        let lines = diff_with("a\nb\n", "a\nc", glyphs());
+        let last = lines.last().map(DiffLine::text).unwrap_or_default();
+        assert_eq!(last, format!("c {NO_FINAL_NEWLINE}"));
     }
 
     #[test]
