@@ -195,7 +195,8 @@ fn holds(read: &ReadAs, want: Option<&ReadAs>) -> bool {
 }
 
 /// Each path that is neither as before nor as after, in words; or, when each path alone is one
-/// of the two, that they mix.
+/// of the two, which state they are in: all the one the kill point rules out (the acknowledged
+/// write undone, the refused one done), or a mix of both.
 fn differences(crash: &Crash<'_>) -> String {
     let mut said = Vec::new();
     for (path, read) in crash.read {
@@ -212,17 +213,34 @@ fn differences(crash: &Crash<'_>) -> String {
         ));
     }
     if said.is_empty() {
-        // Each path is one of its two states, but not all the same one.
-        let mixed: Vec<String> = crash
+        // Each path is one of its two states: the paths the command changes are either all
+        // in the state the kill point rules out, or some in each.
+        let changed: Vec<(&String, bool)> = crash
             .read
             .iter()
             .filter(|(path, _)| crash.old.get(*path) != crash.new.get(*path))
-            .map(|(path, read)| {
-                let which = if holds(read, crash.old.get(path)) {
-                    "as before"
-                } else {
-                    "as after"
-                };
+            .map(|(path, read)| (path, holds(read, crash.old.get(path))))
+            .collect();
+        let paths = |changed: &[(&String, bool)]| {
+            changed
+                .iter()
+                .map(|(path, _)| bounded(path))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if changed.iter().all(|(_, before)| *before) {
+            return format!(
+                "every path is as before the command ({})",
+                paths(&changed)
+            );
+        }
+        if changed.iter().all(|(_, before)| !*before) {
+            return format!("every path is as after the command ({})", paths(&changed));
+        }
+        let mixed: Vec<String> = changed
+            .iter()
+            .map(|(path, before)| {
+                let which = if *before { "as before" } else { "as after" };
                 format!("{} {which}", bounded(path))
             })
             .collect();
@@ -270,6 +288,86 @@ fn bounded(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn bytes(text: &str) -> ReadAs {
+        ReadAs::Bytes(text.as_bytes().to_vec())
+    }
+
+    fn files(entries: &[(&str, ReadAs)]) -> Files {
+        entries
+            .iter()
+            .map(|(path, read)| ((*path).to_string(), read.clone()))
+            .collect()
+    }
+
+    /// The message of the loss a crash at `point` reads as, when the store reads as `read`.
+    fn said(point: &KillPoint, succeeds: bool, read: &Files) -> String {
+        let old = files(&[
+            ("/memories/a.md", bytes("a")),
+            ("/memories/b.md", ReadAs::Absent),
+        ]);
+        let new = files(&[
+            ("/memories/a.md", ReadAs::Absent),
+            ("/memories/b.md", bytes("a")),
+        ]);
+        let spec = crate::spec::Spec::builtin(crate::spec::Revision::default())
+            .unwrap_or_else(|e| panic!("built-in spec: {e}"));
+        let crash = Crash {
+            command: "`rename` of /memories/a.md to /memories/b.md",
+            point,
+            succeeds,
+            old: &old,
+            new: &new,
+            read,
+            listed: None,
+            unsynced: None,
+            unserved: None,
+        };
+        judge(crash, &spec)
+            .into_iter()
+            .map(|f| f.message)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// "The paths mix both states" only when they do: an acknowledged rename undone whole
+    /// leaves every path as before, and a refused one done whole every path as after.
+    #[test]
+    fn a_store_wholly_in_one_state_is_not_said_to_mix_them() {
+        let before = files(&[
+            ("/memories/a.md", bytes("a")),
+            ("/memories/b.md", ReadAs::Absent),
+        ]);
+        let undone = said(&KillPoint::AfterAnswer, true, &before);
+        assert!(
+            undone.ends_with(
+                "every path is as before the command (\"/memories/a.md\", \"/memories/b.md\")"
+            ),
+            "{undone}"
+        );
+        let after = files(&[
+            ("/memories/a.md", ReadAs::Absent),
+            ("/memories/b.md", bytes("a")),
+        ]);
+        let done = said(&KillPoint::AfterAnswer, false, &after);
+        assert!(done.contains("every path is as after the command"), "{done}");
+        let both = files(&[
+            ("/memories/a.md", bytes("a")),
+            ("/memories/b.md", bytes("a")),
+        ]);
+        let point = KillPoint::Before {
+            index: 2,
+            of: 3,
+            call: "unlink".to_string(),
+        };
+        let mixed = said(&point, true, &both);
+        assert!(
+            mixed.contains(
+                "the paths mix both states (\"/memories/a.md\" as before, \"/memories/b.md\" as after)"
+            ),
+            "{mixed}"
+        );
+    }
 
     #[test]
     fn folders_above_a_path_are_known() {
