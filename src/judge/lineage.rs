@@ -66,6 +66,18 @@ pub struct Lineage {
     pub sample: Sample,
 }
 
+impl Lineage {
+    /// Whether it explains at least half of the run's findings, the share at which the human and
+    /// Markdown reports name it on their first screen. Below it the lineage is one strand of the
+    /// backend's findings, not what they are: a backend of its own whose few error texts happen
+    /// to match the SDK helper's would otherwise open its report with the helper's name
+    /// (`explains 3 of 113 findings`). The JSON report lists every lineage recognised, with both
+    /// counts.
+    pub fn explains_most(&self) -> bool {
+        self.findings.saturating_mul(2) >= self.of
+    }
+}
+
 /// A finding a lineage explains, for a report to quote.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Sample {
@@ -616,6 +628,28 @@ mod tests {
         let pair: Vec<(String, Finding)> =
             vec![("a".to_string(), miss.clone()), ("b".to_string(), miss)];
         assert_eq!(table.recognise(&located(&pair)), []);
+    }
+
+    #[test]
+    fn a_lineage_is_named_first_when_it_explains_at_least_half() {
+        let table = LineageTable::builtin();
+        let Ok(table) = table else {
+            panic!("built-in lineages: {:?}", table.err())
+        };
+        let distinctive = text_finding("Error: unknown command frobnicate", None);
+        let other = text_finding("something else entirely", None);
+        let run = |others: usize| -> Vec<bool> {
+            let mut findings = vec![("a".to_string(), distinctive.clone())];
+            findings.extend((0..others).map(|i| (format!("o{i}"), other.clone())));
+            table
+                .recognise(&located(&findings))
+                .iter()
+                .map(Lineage::explains_most)
+                .collect()
+        };
+        // 1 of 2 is half; 1 of 3 is a strand, recognised still (the JSON report lists it).
+        assert_eq!(run(1), [true]);
+        assert_eq!(run(2), [false]);
     }
 
     #[test]

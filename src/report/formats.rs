@@ -32,7 +32,9 @@ pub struct JsonReport<'a> {
     pub choices: Vec<ChoiceSummary>,
     /// Failures and errors the baseline accepted, which alone would fail the run.
     pub accepted_by_baseline: AcceptedBreaks,
-    /// The known lineages the backend's answers belong to, with the findings each explains.
+    /// The known lineages the backend's answers belong to, with the findings each explains:
+    /// every one recognised, also those the human and Markdown reports leave unnamed because
+    /// they explain fewer than half of the findings.
     pub lineages: Vec<Lineage>,
     /// The rules broken by findings that follow no other, heaviest first.
     pub root_causes: Vec<RootCause>,
@@ -272,7 +274,9 @@ pub fn markdown(report: &Report) -> String {
     for (outcome, n) in report.counts() {
         let _ = writeln!(out, "| {} | {n} |", outcome.as_str());
     }
-    for lineage in report.lineages() {
+    // As the human report: a lineage named only where it explains at least half the findings
+    // (the JSON report lists every one).
+    for lineage in report.lineages().iter().filter(|l| l.explains_most()) {
         let _ = writeln!(
             out,
             "\n**Lineage:** {} — explains {} of {} ({})",

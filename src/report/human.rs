@@ -423,8 +423,15 @@ fn case_block(
 
 /// The known lineages the answers come from, one line each before the root causes: hundreds of
 /// differences in one implementation's wording read as one family, still graded one by one.
+/// Only a lineage that explains at least half of the findings is named here
+/// ([`crate::judge::lineage::Lineage::explains_most`]): one that explains a few is not what the
+/// backend is, and the first screen is for what it is.
 fn lineages(out: &mut String, report: &Report) {
-    let lineages = report.lineages();
+    let lineages: Vec<_> = report
+        .lineages()
+        .into_iter()
+        .filter(crate::judge::lineage::Lineage::explains_most)
+        .collect();
     for lineage in &lineages {
         let _ = writeln!(out, "{}", lineage_line(lineage));
     }

@@ -131,3 +131,35 @@ fn the_reference_has_no_lineage() {
         run.describe()
     );
 }
+
+/// A backend of its own whose error texts match the text-editor tool's in two places: the JSON
+/// report lists the lineage with its counts, and the human and Markdown reports, whose first
+/// screen is for what the backend is, do not name it (it explains fewer than half the findings).
+#[test]
+fn a_lineage_that_explains_a_few_findings_is_not_named_first() {
+    let run = |format: &str| {
+        run_command(
+            memspec()
+                .args(["check", "--jobs", "2", "--area", "errors", "--format", format])
+                .arg("--backend")
+                .arg(backend("missing_error_prefix")),
+        )
+    };
+    let json = run("json");
+    let (lineages, _) = lineages_and_levels(&json);
+    assert!(
+        lineages.iter().any(|l| {
+            let (explained, of) = (l["findings"].as_u64(), l["of"].as_u64());
+            explained.is_some_and(|n| of.is_some_and(|of| n > 0 && n * 2 < of))
+        }),
+        "expected a lineage explaining a few findings: {lineages:?}"
+    );
+    let human = run("human");
+    assert!(!human.stdout.contains("lineage: "), "{}", human.describe());
+    let markdown = run("markdown");
+    assert!(
+        !markdown.stdout.contains("**Lineage:**"),
+        "{}",
+        markdown.describe()
+    );
+}
