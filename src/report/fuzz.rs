@@ -108,6 +108,87 @@ pub fn as_report(
         notes: run_notes(report),
         rerun: Some(rerun),
         run: super::Run::Fuzz,
+        fuzzed: Some(Fuzzed::of(report)),
+    }
+}
+
+/// What a fuzz run did, counted for its closing line: `check`'s `0 passed, 0 failed, …` would
+/// count nothing fuzz does (its results are only the divergences it found).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Fuzzed {
+    /// Whether the run raced clients (its sequences are races).
+    pub races: bool,
+    /// Sequences (or races) run.
+    pub sequences: usize,
+    /// Tool calls made on the backend.
+    pub steps: usize,
+    /// Divergences found, one per kind and rule.
+    pub divergences: usize,
+    /// Of them, those shrunk to fewer steps by replaying.
+    pub shrunk: usize,
+    /// Findings seen again after the first of their kind and rule.
+    pub repeats: usize,
+    /// Sequences stopped early where the spec leaves the answer open.
+    pub stopped: usize,
+    /// Races not run (a setup the store refused, clients that share no store), counted among
+    /// `sequences` too.
+    pub races_not_run: usize,
+}
+
+impl Fuzzed {
+    /// The counts of `report`.
+    pub fn of(report: &FuzzReport) -> Fuzzed {
+        Fuzzed {
+            races: report.clients > 1,
+            sequences: report.sequences,
+            steps: report.steps,
+            divergences: report.divergences.len(),
+            shrunk: report
+                .divergences
+                .iter()
+                .filter(|d| d.shrink_trials > 0)
+                .count(),
+            repeats: report.repeats,
+            stopped: report.open.values().sum(),
+            races_not_run: report.races_not_run.values().sum(),
+        }
+    }
+
+    /// `fuzzed: 1517 sequences, 184206 steps; 2 divergences (1 shrunk), 4 findings seen again`,
+    /// with the sequences stopped early when there are any; with clients, the races run and
+    /// those not run (a race not run is counted among the sequences, but raced nothing).
+    pub fn line(&self) -> String {
+        let ran = if self.races {
+            let run = self.sequences.saturating_sub(self.races_not_run);
+            let mut ran = format!("{} run", plural(run, "race", "races"));
+            if self.races_not_run > 0 {
+                let _ = write!(ran, " ({} not run)", self.races_not_run);
+            }
+            ran
+        } else {
+            plural(self.sequences, "sequence", "sequences")
+        };
+        let mut line = format!(
+            "fuzzed: {ran}, {}; {}",
+            plural(self.steps, "step", "steps"),
+            plural(self.divergences, "divergence", "divergences"),
+        );
+        if self.divergences > 0 {
+            let _ = write!(line, " ({} shrunk)", self.shrunk);
+        }
+        let _ = write!(
+            line,
+            ", {} seen again",
+            plural(self.repeats, "finding", "findings")
+        );
+        if self.stopped > 0 {
+            let _ = write!(
+                line,
+                "; {} stopped early where the spec leaves the answer open",
+                plural(self.stopped, "sequence", "sequences")
+            );
+        }
+        line
     }
 }
 
@@ -233,4 +314,37 @@ fn notes(divergence: &Discovery, confirmed: Option<Confirmed>) -> Vec<String> {
         ));
     }
     notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_closing_line_counts_what_fuzz_did() {
+        let sequences = Fuzzed {
+            sequences: 27,
+            steps: 3528,
+            divergences: 2,
+            shrunk: 1,
+            repeats: 4,
+            stopped: 3,
+            ..Fuzzed::default()
+        };
+        assert_eq!(
+            sequences.line(),
+            "fuzzed: 27 sequences, 3528 steps; 2 divergences (1 shrunk), 4 findings seen again; 3 sequences stopped early where the spec leaves the answer open"
+        );
+        let races = Fuzzed {
+            races: true,
+            sequences: 5,
+            steps: 40,
+            races_not_run: 1,
+            ..Fuzzed::default()
+        };
+        assert_eq!(
+            races.line(),
+            "fuzzed: 4 races run (1 not run), 40 steps; 0 divergences, 0 findings seen again"
+        );
+    }
 }

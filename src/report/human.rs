@@ -589,6 +589,12 @@ fn summary(out: &mut String, report: &Report) {
             timing.backend_start.as_secs_f64()
         );
     }
+    // A fuzz run counts what it did: its results are only the divergences, which the line above
+    // counted already.
+    if let Some(fuzzed) = &report.fuzzed {
+        let _ = writeln!(out, "{}", fuzzed.line());
+        return;
+    }
     let _ = writeln!(
         out,
         "{} passed, {} failed, {} warned, {} info, {} skipped, {}{}",

@@ -101,6 +101,10 @@ pub struct Report {
     /// Which command ran: its results are cases, memory calls or divergences found.
     #[serde(skip_serializing_if = "Run::is_check")]
     pub run: Run,
+    /// What a fuzz run did, which its results (the divergences alone) cannot count: the human
+    /// report's closing count line. Left out of the JSON report, whose notes say the same.
+    #[serde(skip)]
+    pub fuzzed: Option<fuzz::Fuzzed>,
 }
 
 /// Which command a [`Report`] is of: what its results are.
@@ -152,6 +156,7 @@ impl Report {
             notes: run.notes,
             rerun: None,
             run: Run::Check,
+            fuzzed: None,
         }
     }
 }

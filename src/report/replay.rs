@@ -318,6 +318,7 @@ pub fn as_report(replay: &Replay, rerun: String, fail_on: FailOn) -> super::Repo
         } else {
             super::Run::Replay
         },
+        fuzzed: None,
     }
 }
 

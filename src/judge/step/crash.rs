@@ -229,10 +229,7 @@ fn differences(crash: &Crash<'_>) -> String {
                 .join(", ")
         };
         if changed.iter().all(|(_, before)| *before) {
-            return format!(
-                "every path is as before the command ({})",
-                paths(&changed)
-            );
+            return format!("every path is as before the command ({})", paths(&changed));
         }
         if changed.iter().all(|(_, before)| !*before) {
             return format!("every path is as after the command ({})", paths(&changed));
@@ -350,7 +347,10 @@ mod tests {
             ("/memories/b.md", bytes("a")),
         ]);
         let done = said(&KillPoint::AfterAnswer, false, &after);
-        assert!(done.contains("every path is as after the command"), "{done}");
+        assert!(
+            done.contains("every path is as after the command"),
+            "{done}"
+        );
         let both = files(&[
             ("/memories/a.md", bytes("a")),
             ("/memories/b.md", bytes("a")),

@@ -140,7 +140,9 @@ fn a_lineage_that_explains_a_few_findings_is_not_named_first() {
     let run = |format: &str| {
         run_command(
             memspec()
-                .args(["check", "--jobs", "2", "--area", "errors", "--format", format])
+                .args([
+                    "check", "--jobs", "2", "--area", "errors", "--format", format,
+                ])
                 .arg("--backend")
                 .arg(backend("missing_error_prefix")),
         )
