@@ -233,7 +233,8 @@ fn points(
         chosen.len(),
         calls.len()
     ));
-    for index in chosen {
+    let planned = chosen.len();
+    for (tried, index) in chosen.into_iter().enumerate() {
         let mut session = prepared(scenario, backend, timeouts)?;
         let Some(group) = session.process_group()? else {
             session.discard();
@@ -287,6 +288,14 @@ fn points(
         )?;
         session.discard();
         if keep(&mut findings, found) {
+            // Said, so that the points note above is not read as every point killed.
+            let left = planned - tried - 1;
+            if left > 0 {
+                let points = if left == 1 { "point" } else { "points" };
+                notes.push(format!(
+                    "{left} later {points} not killed: a memory was already lost at point {index}"
+                ));
+            }
             break;
         }
     }

@@ -375,7 +375,38 @@ impl Report {
             };
             format!("yes ({}, {how})", plural(ran.len(), "write", "writes"))
         };
-        Some(format!("survives crashes: {said}"))
+        // The writes never judged, and why: a "NO" or a "yes" over 7 writes must not read as
+        // the lane's word on all 12 (a kill that corrupts a store can leave every later
+        // scenario's setup refused).
+        let skipped: Vec<&&CaseResult> = crashes
+            .iter()
+            .filter(|r| r.outcome == Outcome::Skip)
+            .collect();
+        let unjudged = if skipped.is_empty() || skipped.len() == crashes.len() {
+            String::new()
+        } else {
+            let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+            for result in &skipped {
+                let reason = result.reason.as_deref().unwrap_or("no reason given");
+                let line = reason.lines().next().unwrap_or_default();
+                let cut: String = line.chars().take(UNJUDGED_REASON_CHARS).collect();
+                let more = if cut.len() < line.len() { "…" } else { "" };
+                *reasons.entry(format!("{cut}{more}")).or_insert(0) += 1;
+            }
+            let mut reasons: Vec<(String, usize)> = reasons.into_iter().collect();
+            reasons.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            let why: Vec<String> = reasons
+                .iter()
+                .map(|(reason, n)| format!("{n}: {reason}"))
+                .collect();
+            format!(
+                "; {} of {} not judged ({})",
+                skipped.len(),
+                plural(crashes.len(), "write", "writes"),
+                why.join("; ")
+            )
+        };
+        Some(format!("survives crashes: {said}{unjudged}"))
     }
 
     /// The verdict the run would have without its baseline: every result counts.
@@ -451,6 +482,9 @@ impl Report {
 /// The area of the crash lane's results (`check --crash`).
 pub const CRASH_AREA: &str = "crash";
 
+/// How much of each reason a crash line gives for the writes it never judged.
+const UNJUDGED_REASON_CHARS: usize = 100;
+
 /// Failed and broken cases a baseline accepts: a run matching it exits 0, but is conformant
 /// only with the baseline's say-so, and reports say so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
@@ -525,4 +559,62 @@ pub fn rule_text<'a>(spec: &'a Spec, rule: &str) -> Option<&'a str> {
     spec.get(rule)
         .map(|r| r.text.as_str())
         .filter(|t| !t.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Level;
+
+    fn crash(id: &str, outcome: Outcome, reason: Option<&str>) -> CaseResult {
+        CaseResult {
+            outcome,
+            reason: reason.map(str::to_string),
+            ..CaseResult::new(id, CRASH_AREA, "killed mid-write", Level::Must, Vec::new())
+        }
+    }
+
+    fn report(results: Vec<CaseResult>) -> Report {
+        Report {
+            backend: "b".to_string(),
+            revision: Revision::default(),
+            repro_args: Vec::new(),
+            strict: false,
+            results,
+            baseline_problems: Vec::new(),
+            elapsed: Duration::ZERO,
+            workers: 1,
+            notes: Vec::new(),
+            rerun: None,
+            run: Run::Check,
+            fuzzed: None,
+        }
+    }
+
+    /// The crash line's word covers the writes it judged: those it never judged are counted,
+    /// with why, so that "yes (2 writes …)" never reads as the lane's word on all of them.
+    #[test]
+    fn the_crash_line_counts_the_writes_it_never_judged() {
+        let refused =
+            "not run: the setup's create of /memories/notes.md was refused: Error: store corrupt";
+        let line = report(vec![
+            crash("crash.a", Outcome::Pass, None),
+            crash("crash.b", Outcome::Pass, None),
+            crash("crash.c", Outcome::Skip, Some(refused)),
+            crash("crash.d", Outcome::Skip, Some(refused)),
+            crash("crash.e", Outcome::Skip, Some("large files are read back")),
+        ])
+        .crash_line()
+        .unwrap_or_default();
+        assert_eq!(
+            line,
+            format!(
+                "survives crashes: yes (2 writes, each killed at every storage call and after its answer); 3 of 5 writes not judged (2: {refused}; 1: large files are read back)"
+            )
+        );
+        let all_judged = report(vec![crash("crash.a", Outcome::Pass, None)])
+            .crash_line()
+            .unwrap_or_default();
+        assert!(!all_judged.contains("not judged"), "{all_judged}");
+    }
 }

@@ -198,3 +198,30 @@ fn a_crash_loss_is_the_verdict_of_every_format() {
     );
     assert!(!html.contains("verdict: conformant"), "{html}");
 }
+
+/// A store kept off the disk: the lane skips its large-file writes. The crash line, which says
+/// NO for the writes it judged, counts those it never judged and says why, so that its word is
+/// not read as one on all twelve.
+#[test]
+fn the_crash_line_counts_the_writes_it_never_judged() {
+    let kv = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let run = run_command(
+        memspec()
+            .env("MEMSPEC_KV_DIR", kv.path())
+            .args(["check", "--no-recheck", "--crash", "--area", "crash"])
+            .args(["--not-on-folder", "--backend"])
+            .arg(script("tests/backends/kv/crash_json_file.py")),
+    );
+    assert_eq!(run.code, 1, "{}", run.describe());
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("survives crashes: NO"))
+        .unwrap_or_else(|| panic!("no crash line\n{}", run.describe()));
+    assert!(
+        line.contains(
+            " of 12 writes not judged (4: large files are read back from the disk, and this backend keeps no folder"
+        ),
+        "{line}"
+    );
+}
