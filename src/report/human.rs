@@ -308,7 +308,9 @@ fn case_block(
         let _ = writeln!(out, "  rerun: {}", report.repro(&result.id));
     }
     if let Some(reason) = &result.reason {
-        let _ = writeln!(out, "  reason: {reason}");
+        // A reason may quote a backend's stderr, many lines: indented under its label, so that
+        // a `KeyError:` of a traceback is not read as a line of the report.
+        let _ = writeln!(out, "  reason: {}", reason.replace('\n', "\n    "));
     }
     for note in &result.notes {
         let _ = writeln!(out, "  {note}");
