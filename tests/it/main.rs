@@ -10,6 +10,7 @@ mod packaging;
 mod recipes;
 mod reference;
 mod replay;
+mod report_labels;
 mod revisions;
 mod rust_backend;
 mod sandbox;
