@@ -301,18 +301,20 @@ impl BackendSpec {
     /// The same command started once per user of a store shared by many users: ` --user={user}`
     /// added to its command line and label (what `--per-user` does to a `--python` or
     /// `--node` backend, whose adapter passes the id to the factory). A command that already
-    /// names `{user}`, and the reference, are returned as they are.
+    /// names `{user}`, and the reference, are returned as they are. Like any command that names
+    /// `{user}` ([`BackendSpec::command`]), it is not taken to keep its memories in `{memories}`
+    /// itself, though the adapter's command names `{base}`.
     pub fn per_user(self) -> BackendSpec {
         match self {
             BackendSpec::Command {
                 template,
-                on_folder,
                 label,
                 worker,
+                ..
             } if !template.contains(USER_PLACEHOLDER) => BackendSpec::Command {
                 // `=`: an id starting with `-` is still the option's value.
                 template: format!("{template} --user={USER_PLACEHOLDER}"),
-                on_folder,
+                on_folder: false,
                 label: label.map(|label| format!("{label} --user={USER_PLACEHOLDER}")),
                 worker,
             },
