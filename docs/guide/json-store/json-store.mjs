@@ -663,7 +663,9 @@ class Commands {
  * success, or `{ content, is_error: true }`; `handle.reset()` forgets every memory of that
  * user (and only theirs). */
 export function makeStore({ state, user }) {
-  const store = new JsonFile(state ?? process.env.MEMSPEC_STATE);
+  const folder = state || process.env.MEMSPEC_STATE;
+  if (!folder) throw new Error("makeStore() needs the store's folder: memspec passes { state } (MEMSPEC_STATE)");
+  const store = new JsonFile(folder);
   const id = user ?? '';
   const handle = (input) => {
     try {

@@ -611,6 +611,8 @@ def make(state, user=None):
     """A handler for one user of the store in `state`: `handle(tool_input)` returns the text of
     a success, or `{"content": text, "is_error": True}`; `handle.reset()` forgets every memory
     of that user (and only theirs)."""
+    if not state:
+        raise ValueError("make() needs the store's folder: memspec passes {state} (MEMSPEC_STATE)")
     store = JsonFile(state)
     user = "" if user is None else user
 
