@@ -12,6 +12,7 @@ mod crash;
 mod exit_codes;
 mod hostile;
 mod independent;
+mod json_store;
 mod lineages;
 mod mechanics;
 mod outputs;
