@@ -33,8 +33,9 @@ pub(crate) struct AdapterArgs {
     pub(crate) node_bin: Option<String>,
     /// The `--python`/`--node` backend serves many users on one store: `check` starts it once
     /// per user (`--user ID` to the adapter, which passes it to the class or factory as its
-    /// `user` argument), so that the users lane runs; other commands start it as the user with
-    /// the empty id. A `--backend` command names `{user}` instead.
+    /// `user` argument), so that the users lane runs; other cases and commands start it as the
+    /// one user `memspec`, and judge it off the folder. A `--backend` command names `{user}`
+    /// instead.
     #[arg(long)]
     pub(crate) per_user: bool,
 }
