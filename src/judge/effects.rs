@@ -256,15 +256,12 @@ pub fn judge(
         // A file that is there with other bytes than a create wrote is that create's fault,
         // whatever the case is about (one that is not there was never written: the case's; and
         // where the case grades a decision, that decision stays).
-        let graded = match &effect.expect {
-            EffectKind::FileText(text)
-                if matches!(seen, Seen::Differs(_))
-                    && graded.level != Level::Info
-                    && before.created(&effect.path) == Some(text) =>
-            {
-                writes
-            }
-            _ => graded,
+        let made_by_step = matches!(&effect.expect, EffectKind::FileText(text)
+            if graded.level != Level::Info && before.created(&effect.path) == Some(text));
+        let graded = if made_by_step && matches!(seen, Seen::Differs(_) | Seen::Cut(_)) {
+            writes
+        } else {
+            graded
         };
         let message = format!("{how}, {} should be", effect.path);
         // A store of keys may keep folders only as prefixes of its keys: a folder gone with
@@ -300,6 +297,10 @@ pub fn judge(
             .flatten();
         let (check, graded) = match &lost {
             Some(loss) => (Check::Lost, &loss.graded),
+            // A create of the steps whose copy was cut when stored lost the rest of the memory
+            // it acknowledged. A file the setup made is the setup's fault, found by its own
+            // read, which what the steps show follows.
+            None if made_by_step && matches!(seen, Seen::Cut(_)) => (Check::Lost, graded),
             None => (Check::Effect, graded),
         };
         if let Some(mut finding) =
@@ -312,8 +313,7 @@ pub fn judge(
                 );
             }
             // Edits of a file its create already got wrong leave a wrong file: that create's.
-            if check == Check::Effect
-                && matches!(seen, Seen::Differs(_))
+            if matches!(seen, Seen::Differs(_) | Seen::Cut(_))
                 && let Some(&step) = before.faulty.get(effect.path.trim_end_matches('/'))
             {
                 finding.follows = Some(super::Cause {
@@ -363,7 +363,7 @@ pub fn seen_finding(
 ) -> Option<Finding> {
     match seen {
         Seen::Holds => None,
-        Seen::Differs(found) | Seen::Missing(found) => {
+        Seen::Differs(found) | Seen::Missing(found) | Seen::Cut(found) => {
             Some(fact_finding(check, graded, message, expect, found))
         }
         // The bytes are right and the view shows them wrong: the reader's fault, whichever

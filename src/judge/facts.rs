@@ -188,7 +188,8 @@ fn whole(path: &str, content: &str, text: &str) -> Judged {
         witness::Seen::Unverified(why) => Judged::Open(why),
         witness::Seen::Differs(how)
         | witness::Seen::Missing(how)
-        | witness::Seen::ViewWrong(how) => {
+        | witness::Seen::ViewWrong(how)
+        | witness::Seen::Cut(how) => {
             // Line endings are a decision (decide.crlf): a difference only in `\r` is open.
             let plain = content.replace('\r', "");
             let plain_text = text.replace('\r', "");

@@ -418,6 +418,8 @@ impl<'c> CaseLedger<'c> {
             seen => seen,
         };
         let message = format!("setup call {} made {path}, which should then be", index + 1);
+        // A setup file cut when stored stays a fault of the setup: what the steps then find
+        // follows from it.
         effects::seen_finding(Check::Setup, rule, message, expect, seen)
             .into_iter()
             .collect()
@@ -622,12 +624,18 @@ impl<'c> CaseLedger<'c> {
         seen: Seen,
     ) -> Vec<Finding> {
         let mut findings = Vec::new();
-        if matches!(seen, Seen::Differs(_) | Seen::ViewWrong(_)) {
+        if matches!(seen, Seen::Differs(_) | Seen::ViewWrong(_) | Seen::Cut(_)) {
             // Bytes wrong are the create's fault; bytes right but viewed wrong, the view's.
-            let wrote_wrong = matches!(seen, Seen::Differs(_));
+            let wrote_wrong = matches!(seen, Seen::Differs(_) | Seen::Cut(_));
             let message = format!("step {} created {path}, which should then be", index + 1);
+            // A copy cut when stored lost the rest of what was acknowledged.
+            let check = if matches!(seen, Seen::Cut(_)) {
+                Check::Lost
+            } else {
+                Check::Effect
+            };
             if let Some(finding) =
-                effects::seen_finding(Check::Effect, &self.loaded.writes, message, expect, seen)
+                effects::seen_finding(check, &self.loaded.writes, message, expect, seen)
             {
                 findings.push(finding.at(Some(index)));
                 if wrote_wrong {

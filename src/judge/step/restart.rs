@@ -88,7 +88,7 @@ pub(super) fn judge(
 fn changed(before: &Seen, after: &Seen) -> bool {
     match after {
         Seen::Holds | Seen::Unverified(_) | Seen::ViewWrong(_) => false,
-        Seen::Differs(_) | Seen::Missing(_) => before != after,
+        Seen::Differs(_) | Seen::Missing(_) | Seen::Cut(_) => before != after,
     }
 }
 

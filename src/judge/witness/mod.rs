@@ -7,11 +7,13 @@
 //! by an answer that says so. What the witness cannot read (a numbering it does not know, `\r`
 //! hidden at line ends) is said to be unverified, with why: never a failed effect.
 //!
-//! `read_back.rs` reads an effect back through the tool, `compare.rs` judges an answer against
-//! an effect, and `answer.rs` reads what an answer's words say (absent, cut, numbered lines).
+//! `read_back.rs` reads an effect back through the tool (`ends.rs` probes the two ends of a file
+//! too long to probe whole), `compare.rs` judges an answer against an effect, and `answer.rs`
+//! reads what an answer's words say (absent, cut, numbered lines).
 
 mod answer;
 mod compare;
+mod ends;
 mod read_back;
 
 pub use answer::{
@@ -40,4 +42,7 @@ pub enum Seen {
     /// The answer cannot tell (a view in a numbering the witness does not read, line ends the
     /// view hides): why, with the answer's first line. Never a failed effect.
     Unverified(String),
+    /// The file holds the start of what was acknowledged and not its end (probed where the
+    /// view could not show it): the store kept a cut copy, and the rest of the memory is lost.
+    Cut(String),
 }

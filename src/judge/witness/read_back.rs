@@ -103,6 +103,18 @@ pub fn read_back<E>(
         EffectKind::FileText(text) if wants_probe(text, &seen, probing) => {
             probe(path, text, true, seen, ask)
         }
+        // Too long to probe whole, and not shown whole: its ends tell a copy cut when stored
+        // from a view cut when shown.
+        EffectKind::FileText(text)
+            if text.len() > PROBE_MAX_BYTES
+                && match &seen {
+                    Seen::Differs(_) => true,
+                    Seen::Unverified(_) => probing == Probing::Hidden,
+                    _ => false,
+                } =>
+        {
+            super::ends::probe_ends(path, text, seen, ask)
+        }
         // A file of these lines, its final newline open: its bytes hold them joined by `\n`.
         EffectKind::Lines(lines) if matches!(seen, Seen::Differs(_)) => {
             let text = lines.join("\n");
@@ -144,7 +156,7 @@ fn wants_probe(text: &str, seen: &Seen, probing: Probing) -> bool {
             // A view the witness cannot read: the probe decides whether the bytes are stored.
             Seen::Unverified(_) => probing == Probing::Hidden,
             Seen::Holds => hidden,
-            Seen::Missing(_) | Seen::ViewWrong(_) => false,
+            Seen::Missing(_) | Seen::ViewWrong(_) | Seen::Cut(_) => false,
         }
 }
 
@@ -259,7 +271,7 @@ fn without_breaks(text: &str) -> String {
 /// its words, whatever its flag: some backends answer a miss unflagged), or `None` when it
 /// cannot be read as either (another refusal, several occurrences). The words of `path`, the
 /// file probed, are not read as the answer's.
-fn probe_found(path: &str, answer: &ToolResult) -> Option<bool> {
+pub(super) fn probe_found(path: &str, answer: &ToolResult) -> Option<bool> {
     let text = super::without_path(&answer.text, path).to_lowercase();
     let not_found = !text.contains("multiple")
         && [

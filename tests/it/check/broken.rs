@@ -979,3 +979,73 @@ fn an_unreachable_store_is_one_flag_fault_and_nothing_lost() {
     );
     only_the_flag(&run);
 }
+
+/// A key column that cuts paths at 255 characters makes two long paths that share their first
+/// 255 one key: a delete of the one never made removes the other (DATA LOSS), a view of it
+/// shows the other's bytes. Its twin that refuses such paths is only a choice.
+#[test]
+fn keys_cut_at_255_characters_lose_a_memory_and_a_refusal_does_not() {
+    let cases = [
+        "--no-recheck",
+        "--not-on-folder",
+        "--case",
+        "lookalike.long*",
+    ];
+    let run = super::check_kv(&super::backend("kv/key_cut"), &cases);
+    assert_eq!(run.code, NOT_CONFORMANT, "{}", run.describe());
+    let causes = super::causes(&run);
+    assert_eq!(
+        causes.first(),
+        Some(&("delete.removes".to_string(), "loss".to_string())),
+        "{causes:?}"
+    );
+    assert!(
+        causes
+            .iter()
+            .any(|(rule, _)| rule == "errors.is-error-flag"),
+        "{causes:?}"
+    );
+    let refused = super::check_kv(&super::backend("kv/path_limit"), &cases);
+    assert_eq!(refused.code, 0, "{}", refused.describe());
+    assert!(super::causes(&refused).is_empty(), "{}", refused.describe());
+}
+
+/// A store that keeps the first 15,000 characters of a long text and a marker in place of the
+/// rest answers success: its views look like a view budget's, and only the stored bytes (its
+/// two ends probed) tell the cut copy apart. That is a lost memory, not a limit.
+#[test]
+fn a_long_text_stored_cut_with_a_marker_is_a_lost_memory() {
+    let run = super::check_kv(
+        &super::backend("kv/marker_cut"),
+        &[
+            "--no-recheck",
+            "--not-on-folder",
+            "--case",
+            "create.long-text-kept-whole",
+        ],
+    );
+    assert_eq!(run.code, NOT_CONFORMANT, "{}", run.describe());
+    assert_eq!(
+        super::causes(&run),
+        [("create.writes-file-text".to_string(), "loss".to_string())],
+        "{}",
+        run.describe()
+    );
+    assert!(
+        run.stdout
+            .contains("it holds the start of its text but not its end"),
+        "{}",
+        run.describe()
+    );
+    // The correct store keeps the whole text.
+    let correct = super::check_kv(
+        &super::backend("kv/correct"),
+        &[
+            "--no-recheck",
+            "--not-on-folder",
+            "--case",
+            "create.long-text-kept-whole",
+        ],
+    );
+    assert_eq!(correct.code, 0, "{}", correct.describe());
+}
