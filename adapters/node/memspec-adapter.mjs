@@ -664,10 +664,8 @@ async function main() {
         }
         if ((loaded.reload || (loaded.build && !loaded.filesystemOnly)) && keepsState(paths.state)) {
           // A store in the state folder outlives a rebuilt tool or a reloaded module.
-          const why =
-            `${display} keeps files in its state folder (${paths.state}) and has no reset() hook, so rebuilding it would ` +
-            'not empty its store; memspec starts a new process on a new, empty state folder for each case instead ' +
-            '(give the handler a reset() to reuse one process)';
+          // Short: memspec quotes 200 characters of it.
+          const why = `${display} keeps files in its state folder and has no reset hook (handler.reset or an exported reset), which no rebuild replaces`;
           log(`reset: ${why}`);
           return { id, ok: false, error: why };
         }

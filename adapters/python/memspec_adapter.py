@@ -703,10 +703,10 @@ class Backend:
                 self._call_hook(hook)
                 return None
             if self._keeps_state():
+                # Short: memspec quotes 200 characters of it.
                 why = (
-                    f"{self.display} keeps files in its state folder ({self.state}) and has no reset() hook, so "
-                    "rebuilding it would not empty its store; memspec starts a new process on a new, empty "
-                    "state folder for each case instead (give the handler a reset() to reuse one process)"
+                    f"{self.display} keeps files in its state folder and has no reset hook (handler.reset or "
+                    "a module reset()), which no rebuild replaces"
                 )
                 log(f"reset: {why}")
                 return why
@@ -734,9 +734,8 @@ class Backend:
                 pass
         if not cleared and self.factory is not None and self._keeps_state():
             why = (
-                f"{self.display} keeps files in its state folder ({self.state}) and has no clear_all_memory(), "
-                "so rebuilding it would not empty its store; memspec starts a new process on a new, empty state "
-                "folder for each case instead (implement clear_all_memory() to reuse one process)"
+                f"{self.display} keeps files in its state folder and has no clear_all_memory(), which no "
+                "rebuild replaces"
             )
             log(f"reset: {why}")
             return why

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 pub mod baseline;
+mod folder;
 mod recheck;
 
 pub mod runner;
@@ -299,6 +300,22 @@ pub fn check(
             total: loaded.suite.cases.len(),
         });
     }
+    let timeouts = crate::backend::Timeouts {
+        call: config.options.timeout,
+        startup: config.options.startup,
+    };
+    // A backend guessed to be on the folder that is not is checked off it, said once.
+    let (backend, off_folder) = folder::settle(&config.backend, timeouts);
+    let settled;
+    let config = if off_folder.is_some() {
+        settled = CheckConfig {
+            backend,
+            ..config.clone()
+        };
+        &settled
+    } else {
+        config
+    };
     events.event(Event::Started {
         stage: Stage::Cases,
         total: selected.len(),
@@ -314,6 +331,7 @@ pub fn check(
     let elapsed = started.elapsed();
     let workers = config.options.jobs.clamp(1, selected.len().max(1));
     let mut notes = ran.notes;
+    notes.extend(off_folder.map(str::to_string));
     if config.recheck && workers > 1 {
         notes.extend(recheck::recheck(
             &selected,

@@ -210,9 +210,14 @@ fn points(
         // refused, or the store is a dict in the process, which any stop empties by design
         // (decide.process-store).
         session.discard();
-        return Ok(Lane::Skipped(
-            "the write made no system call that changes storage, so a kill has nothing to tear: the backend keeps its memories in its process (decide.process-store), or refused the write".to_string(),
-        ));
+        return Ok(Lane::Skipped(if answer.is_error {
+            format!(
+                "the backend refused the write ({}), and changed nothing a kill could tear",
+                first_line(&answer.text)
+            )
+        } else {
+            "the write made no system call that changes storage, so a kill has nothing to tear: the backend keeps its memories in its process (decide.process-store)".to_string()
+        }));
     }
     let to_files = calls.iter().filter(|c| c.target != "socket").count();
     let unsynced = (!answer.is_error && to_files > 0 && traced.syncs == 0).then_some(to_files);
@@ -415,14 +420,7 @@ fn prepared(
         let input = json!({"command": "create", "path": path, "file_text": text});
         let answer = session.call(&input)?;
         if answer.is_error {
-            let refused = answer
-                .text
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .chars()
-                .take(200)
-                .collect::<String>();
+            let refused = first_line(&answer.text);
             session.discard();
             return Err(Fault::Harness(format!(
                 "the setup's create of {path} was refused: {refused}"
@@ -523,6 +521,12 @@ fn listed(text: &str) -> Vec<String> {
         .map(|(_, path)| path.trim_end_matches('/').to_string())
         .filter(|path| path.starts_with("/memories"))
         .collect()
+}
+
+/// The first line of a backend's answer, at most 200 characters, control characters as spaces.
+fn first_line(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default().chars().take(200);
+    line.map(|c| if c.is_control() { ' ' } else { c }).collect()
 }
 
 /// `count` points spread over `1..=total`, the first and the last among them.

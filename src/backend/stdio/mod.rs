@@ -15,7 +15,7 @@
 //! Here: starting and ending the process, and the [`Backend`] calls. `exchange.rs` writes a
 //! request and reads its reply; `stderr.rs` keeps the tail of the process's stderr for reports.
 
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio as Pipe};
 use std::sync::{Arc, Mutex};
@@ -44,6 +44,9 @@ pub struct Stdio {
     stdin: Option<ChildStdin>,
     lines: Lines,
     stderr: Arc<Mutex<StderrTail>>,
+    /// The read end of the stderr pipe, duplicated, to see what the tail's thread has not
+    /// read yet ([`Backend::begin_case`]).
+    stderr_pipe: Option<OwnedFd>,
     /// Stderr bytes written before the current case: a kept-alive process's earlier cases are
     /// not this case's story.
     case_start: u64,
@@ -68,6 +71,10 @@ impl std::fmt::Debug for Stdio {
             .finish()
     }
 }
+
+/// How long a new case waits for stderr written before it to be read (see
+/// [`Backend::begin_case`]).
+const STDERR_CATCH_UP: Duration = Duration::from_millis(200);
 
 /// Quotes a word for `sh`.
 fn shell_quote(word: &str) -> String {
@@ -176,6 +183,7 @@ impl Stdio {
         let lines = Lines::new(OwnedFd::from(stdout));
         let tail = Arc::new(Mutex::new(StderrTail::default()));
         let tail_writer = Arc::clone(&tail);
+        let stderr_pipe = stderr.as_fd().try_clone_to_owned().ok();
         thread::spawn(move || keep_tail(stderr, &tail_writer));
         Ok(Stdio {
             stdin,
@@ -183,6 +191,7 @@ impl Stdio {
             cgroup,
             lines,
             stderr: tail,
+            stderr_pipe,
             case_start: 0,
             timeout: timeouts.call,
             startup: timeouts.startup,
@@ -325,6 +334,23 @@ impl Backend for Stdio {
     }
 
     fn begin_case(&mut self) {
+        // What the process wrote before its last reply may still be in the pipe, unread by
+        // the tail's thread: a moment for it, so that it is not taken for this case's. Only
+        // which lines a report quotes depends on it, never a verdict.
+        if let Some(pipe) = &self.stderr_pipe {
+            let deadline = std::time::Instant::now() + STDERR_CATCH_UP;
+            let mut waited = false;
+            while rustix::io::ioctl_fionread(pipe).is_ok_and(|pending| pending > 0)
+                && std::time::Instant::now() < deadline
+            {
+                waited = true;
+                thread::sleep(Duration::from_millis(1));
+            }
+            // Read from the pipe is not kept yet: the thread's append comes right after.
+            if waited {
+                thread::sleep(Duration::from_millis(2));
+            }
+        }
         self.case_start = self.stderr.lock().map_or(0, |tail| tail.total);
     }
 

@@ -114,7 +114,7 @@ pub fn run_case_in(
 }
 
 /// Why the users lane is not run on a backend that takes no user.
-pub const NO_USER: &str = "users lane not run: the backend takes no user (its command has no `{user}`), so it is checked as a store of one user; a backend that serves many users on one store names `{user}` in its command (and gets MEMSPEC_USER)";
+pub const NO_USER: &str = "users lane not run: the backend takes no user (its command has no `{user}`), so it is checked as a store of one user; a backend that serves many users on one store names `{user}` in its command (and gets MEMSPEC_USER), or with --python or --node is run with --per-user";
 
 /// Why a case could not start on a backend.
 #[derive(Debug)]
@@ -146,11 +146,9 @@ fn open_session(
     if let Some(mut used) = session.take() {
         if !reuse.unsupported() {
             match used.reset() {
-                Reset::Clean => {
-                    // Errors of this case quote its own stderr, not the earlier cases'.
-                    used.begin_case();
-                    return Ok(used);
-                }
+                // Errors of this case quote its own stderr, not the earlier cases' (see
+                // `execute`).
+                Reset::Clean => return Ok(used),
                 Reset::Tampered(found) => {
                     used.discard();
                     return Err(Prepare::Tampered(found));
@@ -233,7 +231,11 @@ fn execute(
     let case = &loaded.case;
     let opening = Instant::now();
     let mut session = match open_session(backend_spec, options, session_slot, reuse, starts) {
-        Ok(session) => session,
+        // What the process wrote for the harness's reset and look is no case's story.
+        Ok(mut session) => {
+            session.begin_case();
+            session
+        }
         Err(Prepare::Fault(fault)) => return Err(fault),
         Err(Prepare::Tampered(found)) => {
             result.start_time = opening.elapsed();

@@ -92,3 +92,46 @@ fn a_file_in_state_is_no_escape_and_one_in_base_is() {
         in_base.describe()
     );
 }
+
+/// A `--python` factory that keeps its store in `{state}`, run without `--not-on-folder` or
+/// `--per-user`: its adapter's command names `{base}`, so it was taken to keep its memories on
+/// the folder, and every file it wrote was "lost" from the disk (411 false failures, 395 of
+/// them DATA LOSS, for a newcomer's SQLite store). A file it creates is now looked for on disk
+/// first: not there, its view showing it, the run is checked off the folder and says so.
+#[test]
+fn a_store_off_the_folder_is_found_before_the_cases() {
+    let run = run_command(super::memspec().args([
+        "check",
+        "--format",
+        "json",
+        "--no-recheck",
+        "--area",
+        "create",
+        "--python",
+        "docs/guide/json-store/json_store.py:make",
+    ]));
+    assert_eq!(run.code, 0, "{}", run.describe());
+    let notes = run.json()["report"]["notes"].to_string();
+    assert!(
+        notes.contains("the backend keeps its memories outside {memories}"),
+        "{notes}"
+    );
+    // A backend whose files are on the folder is left on it, and nothing is said.
+    let serve = format!("{} serve {{memories}}", super::bin());
+    let on_folder = run_command(super::memspec().args([
+        "check",
+        "--format",
+        "json",
+        "--no-recheck",
+        "--case",
+        "create.new-file",
+        "--backend",
+        &serve,
+    ]));
+    assert_eq!(on_folder.code, 0, "{}", on_folder.describe());
+    assert!(
+        !on_folder.stdout.contains("outside {memories}"),
+        "{}",
+        on_folder.describe()
+    );
+}
