@@ -34,13 +34,16 @@ pub fn settle(backend: &BackendSpec, timeouts: Timeouts) -> (BackendSpec, Option
     ) {
         return as_is;
     }
-    let Ok(mut session) = Session::start(backend, timeouts) else {
+    // Started as the first worker is: a store kept per worker is that worker's.
+    let Ok(mut session) = Session::start(&backend.for_worker(0), timeouts) else {
         return as_is;
     };
     session.watch_outside();
     let mut stored_elsewhere = stored_elsewhere(&mut session);
     // A backend that did anything beside its memories is left to the cases, which report it.
     stored_elsewhere &= session.check_sandbox().breaches.is_empty();
+    // A store kept elsewhere keeps the file: it goes, as far as the backend lets it.
+    let _ = session.call(&json!({"command": "delete", "path": PROBE_PATH}));
     session.discard();
     if stored_elsewhere {
         (backend.clone().on_folder(Some(false)), Some(OFF_FOLDER))
