@@ -300,6 +300,7 @@ pub fn check(
             total: loaded.suite.cases.len(),
         });
     }
+    // One set of timeouts for the probe, the races and the crash lane, as for the cases.
     let timeouts = crate::backend::Timeouts {
         call: config.options.timeout,
         startup: config.options.startup,
@@ -343,10 +344,6 @@ pub fn check(
         ));
     }
     if !races.is_empty() {
-        let timeouts = crate::backend::Timeouts {
-            call: config.options.timeout,
-            startup: config.options.startup,
-        };
         results.extend(crate::race::check_results(
             &races,
             &config.backend,
@@ -357,10 +354,6 @@ pub fn check(
         ));
     }
     if !crashes.is_empty() {
-        let timeouts = crate::backend::Timeouts {
-            call: config.options.timeout,
-            startup: config.options.startup,
-        };
         results.extend(crate::crash::check_results(
             &crash_backend(&config.backend),
             &|id| crashes.iter().any(|c| c == id),

@@ -103,6 +103,11 @@ impl Session {
     /// The look is watched as a case is: it is the first call a new process gets, and what a
     /// backend does then, before any case's watch begins, would otherwise go unseen.
     pub fn look_for_leftovers(&mut self, moment: Moment) -> Look {
+        // On the folder the disk is the store, new and memspec's at a fresh start: nothing
+        // there is another case's, and what the backend makes at start is its own.
+        if moment == Moment::FreshStart && self.sandbox_is_store() {
+            return Look::Empty;
+        }
         let before = self.sandbox().outside();
         let view = json!({"command": "view", "path": "/memories"});
         let answered = self.call(&view);

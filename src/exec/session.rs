@@ -411,11 +411,6 @@ impl Session {
         self.running()?;
         match self.reset() {
             Reset::Dirty(dirty) => Err(Fault::Dirty(dirty)),
-            // On the folder the disk is the store, new and memspec's.
-            refused @ Reset::Refused(_) if self.sandbox_is_store() => {
-                self.stop();
-                Ok(refused)
-            }
             refused @ Reset::Refused(_) => {
                 self.stop();
                 match self.look_for_leftovers(Moment::FreshStart) {
@@ -442,10 +437,6 @@ impl Session {
             self.expect_empty(Moment::Reset)
         } else {
             self.stop();
-            // On the folder the disk is the store, new and memspec's.
-            if self.sandbox_is_store() {
-                return Ok(());
-            }
             self.expect_empty(Moment::FreshStart)
         }
     }

@@ -198,11 +198,7 @@ fn open_session(
         }
     }
     // A process that cannot reset works on the new sandbox and `{state}` it was started on:
-    // a store that is not empty there lives where memspec does not empty it. On the folder
-    // the disk is the store, new and memspec's: nothing there is left from another case.
-    if backend_spec.runs_on_folder() {
-        return Ok(fresh);
-    }
+    // a store that is not empty there lives where memspec does not empty it.
     match fresh.look_for_leftovers(Moment::FreshStart) {
         Look::Empty | Look::Unseen(_) => Ok(fresh),
         Look::Dirty(dirty) => {
